@@ -1,0 +1,46 @@
+# verify_kernel: two commands for a fresh machine (see README.md)
+#   make demo   set up .venv, then run the main job (verify-kernel check)
+#   make test   set up .venv, then every CPU test (export in sync, clean notebooks, nbdev_test,
+#               nbdev_test --flags cuda_build); writes out/test-results.txt
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export CUDA_HOME ?= /usr/local/cuda
+
+.PHONY: venv demo test check full clean export nbclean help
+
+help:
+	@echo "make demo  - set up, then run the main job (verify-kernel check)"
+	@echo "make test  - set up, then run every CPU test"
+
+# The venv is rebuilt only when the requirement files change (idempotent).
+$(STAMP): requirements.txt requirements-nodeps.txt setup.py settings.ini
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+	$(BIN)/pip install -q -r requirements.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import torch, nbdev, triton, sglang.version; print('venv ready: torch', torch.__version__, '| triton', triton.__version__, '| sglang', sglang.version.__version__)"
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(BIN)/verify-kernel check
+
+full: venv
+	$(BIN)/verify-kernel check --full
+
+test: venv
+	@$(BIN)/python scripts/run_tests.py
+
+export: venv
+	$(BIN)/nbdev_export
+
+nbclean: venv
+	$(BIN)/nbdev_clean
+
+clean:
+	rm -rf build dist *.egg-info _docs _proc out
