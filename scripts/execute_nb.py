@@ -1,11 +1,16 @@
 #!/usr/bin/env python
 """Execute notebooks in place and store their outputs (the engineering log), the way nbdev_test runs them.
 
-    python scripts/execute_nb.py nbs/00_oracle.ipynb [more.ipynb] [--flags "gpu slow"]
+    python scripts/execute_nb.py nbs/00_oracle.ipynb [more.ipynb] [--flags "gpu slow"] [--gpu-only]
 
 Cells flagged with a test flag from settings.ini (`#| gpu`, `#| cuda_build`, `#| slow`) run only
 when that flag is passed; a cell that does not run keeps the outputs it already had, so outputs
 measured on a GPU survive a later CPU run. Stops at the first error (nothing is written then).
+
+--gpu-only (used by scripts/gpu_check.sh): run only the cells that define the notebook's code
+(`#| export`-style cells and cells holding nothing but imports) and the cells flagged with
+--flags; the CPU tests in between are skipped (CI runs them). So a `#| gpu` cell may use only
+exported names, imports and names defined in other `#| gpu` cells.
 """
 import argparse, os, re, sys, time
 from pathlib import Path
@@ -16,6 +21,7 @@ from fastcore.xtras import working_directory
 ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 ap.add_argument('notebooks', nargs='+')
 ap.add_argument('--flags', default='', help='space separated test flags to run (e.g. "gpu cuda_build")')
+ap.add_argument('--gpu-only', action='store_true', help='run only code-defining cells and the flagged cells')
 args = ap.parse_args()
 
 root = Path(__file__).resolve().parent.parent
@@ -36,6 +42,18 @@ def flags_of(src):
         out.add(m[1])
     return out
 
+def defines_code(src):
+    "An export cell, or a cell of nothing but imports (comments and directives aside)."
+    if any(f.startswith('export') for f in flags_of(src)): return True
+    body = [l for l in src.splitlines() if l.strip() and not l.lstrip().startswith('#')]
+    return bool(body) and all(re.match(r'\s*(import|from)\s', l) for l in body)
+
+def should_run(src):
+    f = flags_of(src)
+    if f & skip: return False
+    if args.gpu_only: return bool(f & run_flags) or defines_code(src)
+    return True
+
 failed = False
 for fn in map(Path, args.notebooks):
     fn = fn.resolve()
@@ -46,7 +64,7 @@ for fn in map(Path, args.notebooks):
     os.environ['IN_TEST'] = '1'
     with working_directory(fn.parent):
         for i, cell in enumerate(nb.cells):
-            if cell.cell_type != 'code' or flags_of(cell.source) & skip: continue
+            if cell.cell_type != 'code' or not should_run(cell.source): continue
             shell.cell(cell)
             if shell.exc:
                 print(shell.prettytb(fname=fn), file=sys.stderr)

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Prepare .gpu_payload/ (git-ignored) for scripts/gpu_check.sh on a lent GPU machine, which has
+# python3 3.12 with torch/triton/nvcc but no network and none of our Python dependencies.
+# Contents: pure-Python wheels (nbdev 2 stack for executing notebooks, SGLang's light import
+# deps) and the Python sources of sglang 0.5.23 (its wheel is cp311-only and 39 MB; we need its
+# .py files, imported the way verify_kernel.sglang_support does). Carry it with the run:
+#   run(command="scripts/gpu_check.sh $OUT", carry=[".gpu_payload"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+P=.gpu_payload
+rm -rf "$P"; mkdir -p "$P/wheels"
+PY=.venv/bin/python
+$PY -m pip download -q --no-deps --only-binary=:all: -d "$P/wheels" \
+  nbdev==2.4.14 execnb==0.1.18 fastcore==1.14.5 ghapi==1.0.16 \
+  openai==2.8.0 partial_json_parser dill loguru gguf compressed-tensors==0.18.0 2>&1 | grep -v "is ignored" || true
+SG=$($PY -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('sglang').origin).parent.parent)")
+tar -C "$SG" -czf "$P/sglang-0.5.23-py.tgz" --exclude='__pycache__' \
+  $(cd "$SG" && find sglang -name '*.py' -not -path '*/multimodal_gen/*' | sort)
+du -sh "$P"/* | sed 's/^/  /'
+echo "payload ready in $P ($(du -sh $P | cut -f1)); the working tree + payload must stay under 64 MiB"
