@@ -1,0 +1,88 @@
+// simt/device_host.h - host (SIMT emulator) implementation of the vk:: device API of vk/device.cuh.
+//
+// Same names and signatures as the GPU side. Global loads and stores are counted (bytes and
+// instructions per launch, attributed to registered tensors while a trace is active); cp.async is
+// a counted 16-byte global load whose copy lands in shared memory when the issuing thread waits for
+// its group (cp_async_wait<N>), as on the GPU - reading the destination earlier sees the old bytes;
+// ldmatrix and mma.sync are warp collectives that reproduce the PTX ISA fragment layouts exactly.
+// The trailing (file, line) parameters are filled in at the call site and only serve error messages.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include "simt/device_api.h"
+
+#define VK_DEVICE __device__ __forceinline__
+
+namespace vk {
+
+// ---------------------------------------------------------------- global memory
+template <typename T> VK_DEVICE T ld_global(const T* p) {
+  vk_simt::count_load(p, sizeof(T));
+  return *p;
+}
+template <typename T> VK_DEVICE void st_global(T* p, const T& v) {
+  vk_simt::count_store(p, sizeof(T));
+  *p = v;
+}
+template <typename T> VK_DEVICE T ldg(const T* __restrict__ p) {
+  vk_simt::count_load(p, sizeof(T));
+  return *p;
+}
+
+// ---------------------------------------------------------------- shared memory
+template <typename T = unsigned char> VK_DEVICE T* dynamic_smem() {
+  return reinterpret_cast<T*>(vk_simt_worker->dyn_smem);
+}
+// The host has no 32-bit shared window: the low 32 bits of the address (good for arithmetic and
+// printing, not for turning back into a pointer).
+VK_DEVICE uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
+}
+
+// ---------------------------------------------------------------- cp.async
+VK_DEVICE void cp_async_16(void* smem_dst, const void* gmem_src, bool valid = true) {
+  if (valid) vk_simt::count_load(gmem_src, 16);
+  vk_simt_cp_async(smem_dst, gmem_src, valid ? 1 : 0);
+}
+VK_DEVICE void cp_async_commit() { vk_simt_cp_async_commit(); }
+template <int N> VK_DEVICE void cp_async_wait() { vk_simt_cp_async_wait(N); }
+
+// ---------------------------------------------------------------- tensor cores
+namespace detail {
+template <int Count, bool Trans>
+VK_DEVICE void ldmatrix(uint32_t* r, const void* row, const char* file, int line) {
+  vk_simt::CollArgs a;
+  a.kind = vk_simt::kLdmatrix; a.mask = 0xffffffffu; a.param = Count | (Trans ? 256 : 0);
+  a.b = 0; a.v = 0; a.vbytes = 0; a.ptr = row;
+  vk_simt_collective(&a, file, line);
+  for (int i = 0; i < Count; ++i) r[i] = a.out[i];
+}
+VK_DEVICE void mma(int kind, float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                   const float (&c)[4], const char* file, int line) {
+  vk_simt::CollArgs x;
+  x.kind = vk_simt::kMma; x.mask = 0xffffffffu; x.param = kind; x.b = 0; x.v = 0; x.vbytes = 0;
+  memcpy(x.frag, a, 16);
+  memcpy(x.frag + 4, b, 8);
+  memcpy(x.frag + 6, c, 16);
+  vk_simt_collective(&x, file, line);
+  memcpy(d, x.out, 16);
+}
+}  // namespace detail
+
+VK_DEVICE void ldmatrix_x1(uint32_t (&r)[1], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<1, false>(r, row, vk_file, vk_line); }
+VK_DEVICE void ldmatrix_x2(uint32_t (&r)[2], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<2, false>(r, row, vk_file, vk_line); }
+VK_DEVICE void ldmatrix_x4(uint32_t (&r)[4], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<4, false>(r, row, vk_file, vk_line); }
+VK_DEVICE void ldmatrix_x1_trans(uint32_t (&r)[1], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<1, true>(r, row, vk_file, vk_line); }
+VK_DEVICE void ldmatrix_x2_trans(uint32_t (&r)[2], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<2, true>(r, row, vk_file, vk_line); }
+VK_DEVICE void ldmatrix_x4_trans(uint32_t (&r)[4], const void* row, VK_SIMT_SITE_PARAMS) { detail::ldmatrix<4, true>(r, row, vk_file, vk_line); }
+
+VK_DEVICE void mma_bf16_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                              const float (&c)[4], VK_SIMT_SITE_PARAMS) {
+  detail::mma(vk_simt::kMmaBf16_16816, d, a, b, c, vk_file, vk_line);
+}
+VK_DEVICE void mma_f16_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                             const float (&c)[4], VK_SIMT_SITE_PARAMS) {
+  detail::mma(vk_simt::kMmaF16_16816, d, a, b, c, vk_file, vk_line);
+}
+
+}  // namespace vk

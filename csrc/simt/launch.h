@@ -1,0 +1,62 @@
+// simt/launch.h - what `kernel<<<grid, block, smem, stream>>>(args...)` becomes under the emulator.
+//
+// verify_kernel.simt rewrites every launch to
+//   ::vk_simt::launch(kernel, "kernel", __FILE__, __LINE__, grid, block, smem, stream)(args...)
+// The call operator takes the arguments as the kernel's parameter types (the implicit conversions a
+// CUDA launch does), keeps one copy, and every emulated thread calls the kernel with its own copy.
+// A launch runs to completion before it returns (all streams are synchronous). Errors inside the
+// kernel throw std::runtime_error (a Python RuntimeError through the bindings) naming the kernel,
+// block and thread; an invalid configuration throws too (or, with
+// simt.set_device(launch_errors='return'), only sets the error cudaGetLastError returns).
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include "simt/runtime.h"
+
+namespace vk_simt {
+
+template <class... P>
+struct Launch {
+  void (*kernel)(P...);
+  const char* name;
+  const char* file;
+  int line;
+  dim3 grid, block;
+  size_t smem;
+
+  void operator()(P... args) const {
+    using Args = std::tuple<P...>;
+    Args held(args...);
+    struct Ctx { void (*kernel)(P...); Args* args; } ctx{kernel, &held};
+    LaunchDesc d;
+    d.kernel = reinterpret_cast<const void*>(kernel);
+    d.src_name = name;
+    d.file = file;
+    d.line = line;
+    d.grid[0] = grid.x; d.grid[1] = grid.y; d.grid[2] = grid.z;
+    d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
+    d.smem = smem;
+    d.entry = [](void* c) {
+      Ctx* x = static_cast<Ctx*>(c);
+      std::apply(x->kernel, *x->args);  // by-value parameters: each thread gets its own copy
+    };
+    d.ctx = &ctx;
+    char err[4096];
+    const int rc = vk_simt_launch(&d, err, sizeof err);
+    if (rc == 0) return;
+    if (rc != 719 && !vk_simt_launch_errors_raise()) return;  // configuration error, error-code mode
+    (void)vk_simt_get_last_error(1);  // reported by the exception: not left for cudaGetLastError too
+    throw std::runtime_error(std::string("vk_simt: ") + err);
+  }
+};
+
+template <class... P>
+inline Launch<P...> launch(void (*kernel)(P...), const char* name, const char* file, int line,
+                           dim3 grid, dim3 block, size_t smem = 0, cudaStream_t stream = nullptr) {
+  (void)stream;
+  return Launch<P...>{kernel, name, file, line, grid, block, smem};
+}
+
+}  // namespace vk_simt

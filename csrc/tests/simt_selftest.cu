@@ -1,0 +1,537 @@
+// simt_selftest.cu - kernels that test the host SIMT emulator (nbs/01_simt.ipynb), one source for
+// both builds: verify_kernel.simt.load_inline (CPU) and torch's load_inline (GPU, the #| gpu cells
+// compare the two bitwise where the math is deterministic). Each kernel exercises one feature;
+// the host functions take and return torch tensors (CPU tensors under the emulator, CUDA on a GPU).
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
+#include <cassert>
+#include <cstdint>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include "vk/device.cuh"
+
+#define ST_CHECK_LAUNCH() C10_CUDA_KERNEL_LAUNCH_CHECK()
+
+namespace {
+cudaStream_t stream() { return at::cuda::getCurrentCUDAStream(); }
+int64_t blocks_for(int64_t n, int threads) { return (n + threads - 1) / threads; }
+}  // namespace
+
+// ------------------------------------------------------------------ block reduction (static smem)
+// out[b] = sum of x over block b's kThreads elements: a tree in static shared memory, a fixed
+// order of additions (deterministic on any device).
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) block_reduce_kernel(const float* __restrict__ x, float* __restrict__ out, int64_t n) {
+  __shared__ float s[kThreads];
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  s[threadIdx.x] = i < n ? vk::ld_global(x + i) : 0.f;
+  __syncthreads();
+#pragma unroll
+  for (int half = kThreads / 2; half > 0; half >>= 1) {
+    if (threadIdx.x < half) s[threadIdx.x] += s[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) vk::st_global(out + blockIdx.x, s[0]);
+}
+
+at::Tensor st_block_reduce(at::Tensor x, int64_t threads) {
+  TORCH_CHECK(x.dim() == 1 && x.scalar_type() == at::kFloat && x.is_contiguous(), "x: contiguous float32 [n]");
+  const int64_t n = x.numel();
+  auto out = at::empty({blocks_for(n, int(threads))}, x.options());
+  const dim3 grid(unsigned(out.numel()));
+  const float* xp = x.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  switch (threads) {
+    case 32: block_reduce_kernel<32><<<grid, 32, 0, stream()>>>(xp, op, n); break;
+    case 128: block_reduce_kernel<128><<<grid, 128, 0, stream()>>>(xp, op, n); break;
+    case 256: block_reduce_kernel<256><<<grid, 256, 0, stream()>>>(xp, op, n); break;
+    case 1024: block_reduce_kernel<1024><<<grid, 1024, 0, stream()>>>(xp, op, n); break;
+    default: TORCH_CHECK(false, "threads must be 32, 128, 256 or 1024, got ", threads);
+  }
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ warp shuffles
+// One block of vals.numel() threads; lanes in `mask` shuffle vals with b[lane] as srcLane / delta /
+// laneMask; the others write `sentinel`. mode: 0 idx, 1 up, 2 down, 3 xor.
+template <typename T>
+__global__ void shfl_kernel(const T* vals, const int* b, T* out, int mode, int width, unsigned mask, T sentinel) {
+  const int t = threadIdx.x, lane = t % 32;
+  const T v = vals[t];
+  T r = sentinel;
+  if (mask >> lane & 1u) {
+    switch (mode) {
+      case 0: r = __shfl_sync(mask, v, b[t], width); break;
+      case 1: r = __shfl_up_sync(mask, v, unsigned(b[t]), width); break;
+      case 2: r = __shfl_down_sync(mask, v, unsigned(b[t]), width); break;
+      default: r = __shfl_xor_sync(mask, v, b[t], width); break;
+    }
+  }
+  out[t] = r;
+}
+
+at::Tensor st_shfl(at::Tensor vals, at::Tensor b, int64_t mode, int64_t width, int64_t mask) {
+  TORCH_CHECK(vals.dim() == 1 && vals.numel() <= 1024 && vals.numel() % 32 == 0, "vals: [32k], k <= 32");
+  TORCH_CHECK(b.scalar_type() == at::kInt && b.numel() == vals.numel(), "b: int32 like vals");
+  auto out = at::empty_like(vals);
+  const unsigned m = unsigned(uint32_t(mask));
+  const int n = int(vals.numel());
+  if (vals.scalar_type() == at::kInt)
+    shfl_kernel<int><<<1, n, 0, stream()>>>(vals.data_ptr<int>(), b.data_ptr<int>(), out.data_ptr<int>(), int(mode), int(width), m, INT32_MIN);
+  else if (vals.scalar_type() == at::kLong)
+    shfl_kernel<long long><<<1, n, 0, stream()>>>(reinterpret_cast<long long*>(vals.data_ptr<int64_t>()), b.data_ptr<int>(),
+                                                  reinterpret_cast<long long*>(out.data_ptr<int64_t>()), int(mode), int(width), m, INT64_MIN);
+  else
+    TORCH_CHECK(false, "vals must be int32 or int64");
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ votes, matches, reductions
+// out[t] = {ballot, any, all, match_any, match_all, match_all pred, reduce add, min, max, umin, and,
+// or, xor} for lanes in `mask` (others: -1).
+constexpr int kWarpOps = 13;
+__global__ void warp_ops_kernel(const int* pred, const int* vals, int* out, unsigned mask) {
+  const int t = threadIdx.x, lane = t % 32;
+  int* o = out + t * kWarpOps;
+  if (!(mask >> lane & 1u)) {
+    for (int k = 0; k < kWarpOps; ++k) o[k] = -1;
+    return;
+  }
+  const int p = pred[t], v = vals[t];
+  o[0] = int(__ballot_sync(mask, p));
+  o[1] = __any_sync(mask, p);
+  o[2] = __all_sync(mask, p);
+  o[3] = int(__match_any_sync(mask, v));
+  int all_pred = 0;
+  o[4] = int(__match_all_sync(mask, v, &all_pred));
+  o[5] = all_pred;
+  o[6] = __reduce_add_sync(mask, v);
+  o[7] = __reduce_min_sync(mask, v);
+  o[8] = __reduce_max_sync(mask, v);
+  o[9] = int(__reduce_min_sync(mask, unsigned(v)));
+  o[10] = int(__reduce_and_sync(mask, unsigned(v)));
+  o[11] = int(__reduce_or_sync(mask, unsigned(v)));
+  o[12] = int(__reduce_xor_sync(mask, unsigned(v)));
+  __syncwarp(mask);
+}
+
+at::Tensor st_warp_ops(at::Tensor pred, at::Tensor vals, int64_t mask) {
+  TORCH_CHECK(pred.scalar_type() == at::kInt && vals.scalar_type() == at::kInt && pred.numel() == vals.numel(), "int32 pred, vals");
+  TORCH_CHECK(vals.numel() % 32 == 0 && vals.numel() <= 1024, "whole warps, at most 1024 threads");
+  auto out = at::empty({vals.numel(), kWarpOps}, vals.options());
+  warp_ops_kernel<<<1, int(vals.numel()), 0, stream()>>>(pred.data_ptr<int>(), vals.data_ptr<int>(), out.data_ptr<int>(), unsigned(uint32_t(mask)));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ dynamic smem, 1D/2D/3D launches
+// Each thread writes its linear id into dynamic shared memory; after a barrier it reads the slot
+// of the mirrored thread. out[global thread] = {tid.x, tid.y, tid.z, bid.x, bid.y, bid.z, mirrored
+// id, blockDim.x*y*z, gridDim.x*y*z}.
+constexpr int kIdCols = 9;
+__global__ void ids_kernel(int* out) {
+  extern __shared__ int ids[];
+  const int nt = int(blockDim.x * blockDim.y * blockDim.z);
+  const int t = int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  const int b = int(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+  ids[t] = t;
+  __syncthreads();
+  int* o = out + (int64_t(b) * nt + t) * kIdCols;
+  o[0] = int(threadIdx.x); o[1] = int(threadIdx.y); o[2] = int(threadIdx.z);
+  o[3] = int(blockIdx.x); o[4] = int(blockIdx.y); o[5] = int(blockIdx.z);
+  o[6] = ids[nt - 1 - t];
+  o[7] = nt;
+  o[8] = int(gridDim.x * gridDim.y * gridDim.z);
+}
+
+at::Tensor st_ids(at::Tensor like, std::vector<int64_t> grid, std::vector<int64_t> block) {
+  TORCH_CHECK(grid.size() == 3 && block.size() == 3, "grid and block: 3 ints");
+  const dim3 g{static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2])};
+  const dim3 b{static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2])};
+  const int64_t nt = block[0] * block[1] * block[2], nb = grid[0] * grid[1] * grid[2];
+  auto out = at::full({nb * nt, kIdCols}, -1, like.options().dtype(at::kInt));
+  ids_kernel<<<g, b, size_t(nt) * sizeof(int), stream()>>>(out.data_ptr<int>());
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ dynamic smem opt-in
+__global__ void big_smem_kernel(float* out, int n) {
+  float* s = vk::dynamic_smem<float>();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float acc = 0.f;
+    for (int i = 0; i < n; ++i) acc += s[i];
+    out[0] = acc;
+  }
+}
+
+// Sets the opt-in (when optin > 0) and launches with `bytes` of dynamic smem; returns the CUDA
+// error code of the attribute call (0 when not made) and of the launch, and the kernel's result.
+std::vector<int64_t> st_smem_optin(at::Tensor out, int64_t bytes, int64_t optin) {
+  int64_t attr = 0;
+  if (optin > 0) attr = cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin));
+  (void)cudaGetLastError();
+  big_smem_kernel<<<1, 128, size_t(bytes), stream()>>>(out.data_ptr<float>(), int(bytes / 4));
+  const int64_t launch = cudaGetLastError();
+  return {attr, launch};
+}
+
+// Device attributes as launch code sees them.
+std::vector<int64_t> st_device_attrs() {
+  int dev = -1, sms = 0, optin = 0, per_block = 0, warp = 0, major = 0, minor = 0, per_sm = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock, dev);
+  cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+  const cudaDeviceProp* p = at::cuda::getCurrentDeviceProperties();
+  return {dev, sms, optin, per_block, warp, major, minor, per_sm, p->multiProcessorCount, int64_t(p->sharedMemPerBlockOptin)};
+}
+
+// ------------------------------------------------------------------ atomics
+// ints[0]: sum (atomicAdd), [1]: max, [2]: min, [3]: count of CAS-claimed slots, [4]: atomicInc
+// counter (wraps at 7), [5]: exchanges seen, [6]: or of bits, [7]: xor; hist[16]: shared-memory
+// histogram of x & 15 flushed with global atomicAdd; fsum: float atomicAdd (exact for integer-valued
+// inputs); bsum: bf16x2 atomicAdd.
+constexpr int kAtomicInts = 8;
+__global__ void atomics_kernel(const int* x, int n, int* ints, int* hist, float* fsum, int* claimed) {
+  __shared__ int h[16];
+  if (threadIdx.x < 16) h[threadIdx.x] = 0;
+  __syncthreads();
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) {
+    const int v = x[i];
+    atomicAdd(&ints[0], v);
+    atomicMax(&ints[1], v);
+    atomicMin(&ints[2], v);
+    if (atomicCAS(&claimed[v & 63], 0, 1) == 0) atomicAdd(&ints[3], 1);
+    atomicInc(reinterpret_cast<unsigned*>(&ints[4]), 7u);
+    atomicExch(&ints[5], 1);
+    atomicOr(&ints[6], 1 << (v & 31));
+    atomicXor(&ints[7], v);
+    atomicAdd(&h[v & 15], 1);
+    atomicAdd(fsum, float(v));
+  }
+  __syncthreads();
+  if (threadIdx.x < 16) atomicAdd(&hist[threadIdx.x], h[threadIdx.x]);
+}
+
+std::vector<at::Tensor> st_atomics(at::Tensor x) {
+  TORCH_CHECK(x.scalar_type() == at::kInt && x.dim() == 1, "x: int32 [n]");
+  const int n = int(x.numel());
+  auto ints = at::zeros({kAtomicInts}, x.options());
+  ints[1].fill_(INT32_MIN);
+  ints[2].fill_(INT32_MAX);
+  auto hist = at::zeros({16}, x.options());
+  auto fsum = at::zeros({1}, x.options().dtype(at::kFloat));
+  auto claimed = at::zeros({64}, x.options());
+  atomics_kernel<<<unsigned(blocks_for(n, 128)), 128, 0, stream()>>>(x.data_ptr<int>(), n, ints.data_ptr<int>(), hist.data_ptr<int>(),
+                                                                     fsum.data_ptr<float>(), claimed.data_ptr<int>());
+  ST_CHECK_LAUNCH();
+  return {ints, hist, fsum};
+}
+
+// ------------------------------------------------------------------ bf16 / fp16 conversions
+// mode 0: bf16 bits -> f32; 1: f16 bits -> f32; 2: f32 -> bf16 bits (rn); 3: f32 -> f16 bits (rn);
+// 4: pack_bf16x2(x[2i], x[2i+1]) bits; 5: pack_f16x2.
+__global__ void convert_kernel(const void* in, void* out, int64_t n, int mode) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint16_t* bits = static_cast<const uint16_t*>(in);
+  const float* f = static_cast<const float*>(in);
+  switch (mode) {
+    case 0: static_cast<float*>(out)[i] = __bfloat162float(__ushort_as_bfloat16(bits[i])); break;
+    case 1: static_cast<float*>(out)[i] = __half2float(__ushort_as_half(bits[i])); break;
+    case 2: static_cast<uint16_t*>(out)[i] = __bfloat16_as_ushort(__float2bfloat16_rn(f[i])); break;
+    case 3: static_cast<uint16_t*>(out)[i] = __half_as_ushort(__float2half_rn(f[i])); break;
+    case 4: static_cast<uint32_t*>(out)[i] = vk::pack_bf16x2(f[2 * i], f[2 * i + 1]); break;
+    default: static_cast<uint32_t*>(out)[i] = vk::pack_f16x2(f[2 * i], f[2 * i + 1]); break;
+  }
+}
+
+at::Tensor st_convert(at::Tensor in, int64_t mode) {
+  TORCH_CHECK(in.is_contiguous(), "in: contiguous");
+  at::Tensor out;
+  int64_t n = in.numel();
+  if (mode <= 1) { TORCH_CHECK(in.scalar_type() == at::kShort, "bits: int16"); out = at::empty(in.sizes(), in.options().dtype(at::kFloat)); }
+  else if (mode <= 3) { TORCH_CHECK(in.scalar_type() == at::kFloat, "x: float32"); out = at::empty(in.sizes(), in.options().dtype(at::kShort)); }
+  else { TORCH_CHECK(in.scalar_type() == at::kFloat && n % 2 == 0, "x: float32, even length"); n /= 2; out = at::empty({n}, in.options().dtype(at::kInt)); }
+  if (n == 0) return out;
+  convert_kernel<<<unsigned(blocks_for(n, 256)), 256, 0, stream()>>>(in.data_ptr(), out.data_ptr(), n, int(mode));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ ldmatrix
+// One warp; smem holds 32 rows of 8 b16 values (src, row-major). Lane l gives the address of row
+// perm[l]. variant: count (1, 2, 4) | trans << 8. out[l][i] = r[i] of lane l (0 for i >= count).
+__global__ void ldmatrix_kernel(const uint16_t* src, const int* perm, int* out, int variant) {
+  __shared__ __align__(16) uint16_t rows[32][8];
+  const int l = threadIdx.x;
+  for (int k = 0; k < 8; ++k) rows[l][k] = src[l * 8 + k];
+  __syncwarp();
+  uint32_t r[4] = {0, 0, 0, 0};
+  const void* row = rows[perm[l]];
+  switch (variant) {
+    case 1: { uint32_t q[1]; vk::ldmatrix_x1(q, row); r[0] = q[0]; break; }
+    case 2: { uint32_t q[2]; vk::ldmatrix_x2(q, row); r[0] = q[0]; r[1] = q[1]; break; }
+    case 4: { uint32_t q[4]; vk::ldmatrix_x4(q, row); for (int i = 0; i < 4; ++i) r[i] = q[i]; break; }
+    case 256 + 1: { uint32_t q[1]; vk::ldmatrix_x1_trans(q, row); r[0] = q[0]; break; }
+    case 256 + 2: { uint32_t q[2]; vk::ldmatrix_x2_trans(q, row); r[0] = q[0]; r[1] = q[1]; break; }
+    default: { uint32_t q[4]; vk::ldmatrix_x4_trans(q, row); for (int i = 0; i < 4; ++i) r[i] = q[i]; break; }
+  }
+  for (int i = 0; i < 4; ++i) out[l * 4 + i] = int(r[i]);
+}
+
+at::Tensor st_ldmatrix(at::Tensor src, at::Tensor perm, int64_t count, bool trans) {
+  TORCH_CHECK(src.scalar_type() == at::kShort && src.numel() == 256, "src: int16 [32, 8]");
+  TORCH_CHECK(perm.scalar_type() == at::kInt && perm.numel() == 32, "perm: int32 [32]");
+  TORCH_CHECK(count == 1 || count == 2 || count == 4, "count: 1, 2 or 4");
+  auto out = at::empty({32, 4}, perm.options());
+  ldmatrix_kernel<<<1, 32, 0, stream()>>>(reinterpret_cast<const uint16_t*>(src.data_ptr<int16_t>()), perm.data_ptr<int>(),
+                                          out.data_ptr<int>(), int(count) | (trans ? 256 : 0));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ mma.sync m16n8k16
+// D[16x8] = A[16x16] B[16x8] + C, one warp. via_ldmatrix: fragments loaded with ldmatrix from
+// shared memory (A: x4, B stored [K][N] row-major: x2.trans); otherwise built by hand from the PTX
+// ISA fragment layout with plain loads.
+template <bool kBf16>
+__global__ void mma_kernel(const uint16_t* A, const uint16_t* B, const float* C, float* D, bool via_ldmatrix) {
+  __shared__ __align__(16) uint16_t sa[16][16];
+  __shared__ __align__(16) uint16_t sb[16][8];
+  const int l = threadIdx.x, g = l / 4, t = l % 4;
+  uint32_t a[4], b[2];
+  if (via_ldmatrix) {
+    for (int k = l; k < 256; k += 32) sa[k / 16][k % 16] = A[k];
+    for (int k = l; k < 128; k += 32) sb[k / 8][k % 8] = B[k];
+    __syncwarp();
+    const int mi = l / 8, r = l % 8;  // A: matrices (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
+    vk::ldmatrix_x4(a, &sa[(mi % 2) * 8 + r][(mi / 2) * 8]);
+    vk::ldmatrix_x2_trans(b, &sb[(l % 16)][0]);  // lanes 0-15: rows k of B; .trans gives B[k][n] per column n
+  } else {
+    auto pk = [](uint16_t lo, uint16_t hi) { return uint32_t(lo) | (uint32_t(hi) << 16); };
+    a[0] = pk(A[g * 16 + 2 * t], A[g * 16 + 2 * t + 1]);
+    a[1] = pk(A[(g + 8) * 16 + 2 * t], A[(g + 8) * 16 + 2 * t + 1]);
+    a[2] = pk(A[g * 16 + 2 * t + 8], A[g * 16 + 2 * t + 9]);
+    a[3] = pk(A[(g + 8) * 16 + 2 * t + 8], A[(g + 8) * 16 + 2 * t + 9]);
+    b[0] = pk(B[(2 * t) * 8 + g], B[(2 * t + 1) * 8 + g]);
+    b[1] = pk(B[(2 * t + 8) * 8 + g], B[(2 * t + 9) * 8 + g]);
+  }
+  const float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t], C[(g + 8) * 8 + 2 * t + 1]};
+  float d[4];
+  if (kBf16) vk::mma_bf16_16816(d, a, b, c);
+  else vk::mma_f16_16816(d, a, b, c);
+  D[g * 8 + 2 * t] = d[0];
+  D[g * 8 + 2 * t + 1] = d[1];
+  D[(g + 8) * 8 + 2 * t] = d[2];
+  D[(g + 8) * 8 + 2 * t + 1] = d[3];
+}
+
+at::Tensor st_mma(at::Tensor A, at::Tensor B, at::Tensor C, bool via_ldmatrix) {
+  TORCH_CHECK(A.sizes() == at::IntArrayRef({16, 16}) && B.sizes() == at::IntArrayRef({16, 8}) && C.sizes() == at::IntArrayRef({16, 8}),
+              "A [16,16], B [16,8] (K x N), C [16,8]");
+  TORCH_CHECK(A.scalar_type() == B.scalar_type() && (A.scalar_type() == at::kBFloat16 || A.scalar_type() == at::kHalf), "A, B: both bf16 or both f16");
+  TORCH_CHECK(C.scalar_type() == at::kFloat && A.is_contiguous() && B.is_contiguous() && C.is_contiguous(), "C float32; all contiguous");
+  auto D = at::empty_like(C);
+  const uint16_t* a = static_cast<const uint16_t*>(A.data_ptr());
+  const uint16_t* b = static_cast<const uint16_t*>(B.data_ptr());
+  if (A.scalar_type() == at::kBFloat16) mma_kernel<true><<<1, 32, 0, stream()>>>(a, b, C.data_ptr<float>(), D.data_ptr<float>(), via_ldmatrix);
+  else mma_kernel<false><<<1, 32, 0, stream()>>>(a, b, C.data_ptr<float>(), D.data_ptr<float>(), via_ldmatrix);
+  ST_CHECK_LAUNCH();
+  return D;
+}
+
+// ------------------------------------------------------------------ cp.async
+// Thread r copies 16-byte row r of src into dynamic smem (zero-fill where valid[r] == 0) in two
+// commit groups (even rows, then odd rows); it reads its destination before any wait (early),
+// after cp_async_wait<1> (the even group is complete: mid) and after cp_async_wait<0> (late).
+// On a GPU `early` (and `mid` for odd rows) race with the copy; the emulator lands a group's bytes
+// when the issuing thread waits for it.
+__global__ void cp_async_kernel(const float4* src, const int* valid, float4* early, float4* mid, float4* late) {
+  float4* s = vk::dynamic_smem<float4>();
+  const int r = threadIdx.x, n = blockDim.x;
+  const bool even = r % 2 == 0;
+  if (even) vk::cp_async_16(&s[r], &src[r], valid[r] != 0);
+  vk::cp_async_commit();
+  if (!even) vk::cp_async_16(&s[r], &src[r], valid[r] != 0);
+  vk::cp_async_commit();
+  early[r] = s[r];
+  vk::cp_async_wait<1>();
+  mid[r] = s[r];
+  vk::cp_async_wait<0>();
+  __syncthreads();
+  late[r] = s[n - 1 - r];  // another thread's row: visible after wait + barrier
+}
+
+std::vector<at::Tensor> st_cp_async(at::Tensor src, at::Tensor valid) {
+  TORCH_CHECK(src.scalar_type() == at::kFloat && src.dim() == 2 && src.size(1) == 4 && src.size(0) <= 1024 && src.is_contiguous(), "src: float32 [rows <= 1024, 4]");
+  TORCH_CHECK(valid.scalar_type() == at::kInt && valid.numel() == src.size(0), "valid: int32 [rows]");
+  auto early = at::empty_like(src), mid = at::empty_like(src), late = at::empty_like(src);
+  const int rows = int(src.size(0));
+  cp_async_kernel<<<1, rows, size_t(rows) * 16, stream()>>>(reinterpret_cast<const float4*>(src.data_ptr<float>()), valid.data_ptr<int>(),
+                                                            reinterpret_cast<float4*>(early.data_ptr<float>()), reinterpret_cast<float4*>(mid.data_ptr<float>()),
+                                                            reinterpret_cast<float4*>(late.data_ptr<float>()));
+  ST_CHECK_LAUNCH();
+  return {early, mid, late};
+}
+
+// ------------------------------------------------------------------ counted traffic
+// Thread i < n: one 4-byte ld_global of x[i], one 4-byte ldg of y[i % m], and when i % 4 == 0 one
+// 16-byte ld_global (float4) of x[i..i+3] (x is 16-byte aligned, n % 4 == 0); one cp.async of
+// x[i..i+3] that is valid only for i % 8 == 0; one 4-byte st_global of out[i]. Block 0 thread 0
+// also does __ldg(&y[0]). The notebook counts this by hand.
+__global__ void traffic_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, int n, int m) {
+  float4* s = vk::dynamic_smem<float4>();
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) {
+    float acc = vk::ld_global(x + i) + vk::ldg(y + i % m);
+    if (i % 4 == 0) {
+      const float4 v = vk::ld_global(reinterpret_cast<const float4*>(x + i));
+      acc += v.x + v.y + v.z + v.w;
+      vk::cp_async_16(&s[threadIdx.x], x + i, i % 8 == 0);
+    }
+    vk::cp_async_commit();
+    vk::cp_async_wait<0>();
+    if (i == 0) acc += __ldg(y);
+    vk::st_global(out + i, acc);
+  }
+}
+
+at::Tensor st_traffic(at::Tensor x, at::Tensor y, int64_t threads) {
+  TORCH_CHECK(x.scalar_type() == at::kFloat && y.scalar_type() == at::kFloat && x.is_contiguous() && y.is_contiguous(), "float32, contiguous");
+  TORCH_CHECK(x.numel() % 4 == 0 && reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0, "x: 16-byte aligned, numel % 4 == 0");
+  auto out = at::empty_like(x);
+  const int n = int(x.numel()), m = int(y.numel());
+  traffic_kernel<<<unsigned(blocks_for(n, int(threads))), unsigned(threads), size_t(threads) * 16, stream()>>>(
+      x.data_ptr<float>(), y.data_ptr<float>(), out.data_ptr<float>(), n, m);
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// ------------------------------------------------------------------ integer and float intrinsics
+// out[i] = {popc, clz, ffs, brev, byte_perm(v, ~v, sel[i%8]), funnelshift_l, funnelshift_r,
+// mulhi, float_as_uint(int_as_float(v)), __float2int_rn(v / 7), min, max} (ints); fout[i] =
+// {__fdividef, __frcp_rn, __expf, exp2f, __saturatef, rsqrtf} of f[i] (floats).
+constexpr int kIntrInts = 12, kIntrFloats = 6;
+__global__ void intrinsics_kernel(const int* v, const float* f, int* out, float* fout, int n) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const int x = v[i];
+  const unsigned u = unsigned(x);
+  int* o = out + i * kIntrInts;
+  o[0] = __popc(u);
+  o[1] = __clz(x);
+  o[2] = __ffs(x);
+  o[3] = int(__brev(u));
+  const unsigned sel[8] = {0x3210u, 0x7654u, 0x0123u, 0x4567u, 0x5140u, 0x2637u, 0x1111u, 0x7070u};
+  o[4] = int(__byte_perm(u, ~u, sel[i % 8]));
+  o[5] = int(__funnelshift_l(u, u * 2654435761u, unsigned(i % 40)));
+  o[6] = int(__funnelshift_r(u, u * 2654435761u, unsigned(i % 40)));
+  o[7] = __mulhi(x, 1103515245);
+  o[8] = int(__float_as_uint(__int_as_float(x)));
+  o[9] = __float2int_rn(float(x % 1000) / 8.0f);
+  o[10] = min(x, 12345);
+  o[11] = max(x, -12345);
+  const float a = f[i];
+  float* p = fout + i * kIntrFloats;
+  p[0] = __fdividef(a, 3.0f);
+  p[1] = __frcp_rn(a);
+  p[2] = __expf(a);
+  p[3] = exp2f(a);
+  p[4] = __saturatef(a);
+  p[5] = rsqrtf(fabsf(a));
+}
+
+std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f) {
+  TORCH_CHECK(v.scalar_type() == at::kInt && f.scalar_type() == at::kFloat && v.numel() == f.numel(), "v int32, f float32, same length");
+  const int n = int(v.numel());
+  auto out = at::empty({n, kIntrInts}, v.options());
+  auto fout = at::empty({n, kIntrFloats}, f.options());
+  intrinsics_kernel<<<unsigned(blocks_for(n, 128)), 128, 0, stream()>>>(v.data_ptr<int>(), f.data_ptr<float>(), out.data_ptr<int>(), fout.data_ptr<float>(), n);
+  ST_CHECK_LAUNCH();
+  return {out, fout};
+}
+
+// ------------------------------------------------------------------ errors the emulator must report
+// kind 1: thread 5 exits before a __syncthreads; 2: two halves of the block wait at different
+// __syncthreads; 3: lane 3 exits before a full-mask shuffle; 4: half a warp shuffles while the
+// other half waits at __syncthreads (deadlock); 5: assert; 6: __trap; 7: ldmatrix with a
+// misaligned row address; 8: a lane calls a shuffle with a mask that excludes it; 9: shuffle
+// width 3; 10: a full-mask shuffle in a 48-thread block (lanes 16-31 of warp 1 do not exist);
+// 0: none of these (the same kernel runs cleanly).
+__global__ void error_kernel(int* out, int kind) {
+  const int t = threadIdx.x, lane = t % 32;
+  int v = t;
+  __shared__ __align__(16) uint16_t rows[32][8];
+  switch (kind) {
+    case 1:
+      if (t == 5) return;
+      __syncthreads();
+      break;
+    case 2:
+      if (t < 32) __syncthreads();
+      else __syncthreads();
+      break;
+    case 3:
+      if (lane == 3) return;
+      v = __shfl_sync(0xffffffffu, v, 0);
+      break;
+    case 4:
+      if (lane < 16) v = __shfl_sync(0xffffffffu, v, 0);
+      else __syncthreads();
+      break;
+    case 5:
+      assert(t != 7 && "thread 7 is not welcome");
+      break;
+    case 6:
+      if (blockIdx.x == 1 && t == 9) __trap();
+      break;
+    case 7: {
+      uint32_t r[1];
+      vk::ldmatrix_x1(r, reinterpret_cast<const unsigned char*>(rows[lane % 8]) + (lane == 2 ? 4 : 0));
+      v = int(r[0]);
+      break;
+    }
+    case 8:
+      v = __shfl_sync(lane == 4 ? 0xffffffefu : 0xffffffffu, v, 0);
+      break;
+    case 9:
+      v = __shfl_sync(0xffffffffu, v, 0, 3);
+      break;
+    case 10:
+      v = __shfl_sync(0xffffffffu, v, 0);
+      break;
+    default:
+      __syncthreads();
+      v = __shfl_sync(0xffffffffu, v, 0);
+      break;
+  }
+  out[blockIdx.x * blockDim.x + t] = v;
+}
+
+at::Tensor st_error(at::Tensor like, int64_t kind) {
+  const int threads = kind == 10 ? 48 : 64;
+  auto out = at::zeros({2 * threads}, like.options().dtype(at::kInt));
+  error_kernel<<<2, threads, 0, stream()>>>(out.data_ptr<int>(), int(kind));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// A launch with `threads` threads per block (> 1024 is an invalid configuration).
+at::Tensor st_launch_threads(at::Tensor like, int64_t threads) {
+  auto out = at::zeros({int64_t(2) * threads}, like.options().dtype(at::kInt));
+  error_kernel<<<2, unsigned(threads), 0, stream()>>>(out.data_ptr<int>(), 0);
+  ST_CHECK_LAUNCH();
+  return out;
+}

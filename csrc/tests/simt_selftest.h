@@ -1,0 +1,19 @@
+// Declarations the bindings of simt_selftest.cu are generated from (load_inline `functions`).
+#pragma once
+#include <vector>
+#include <torch/extension.h>
+at::Tensor st_block_reduce(at::Tensor x, int64_t threads);
+at::Tensor st_shfl(at::Tensor vals, at::Tensor b, int64_t mode, int64_t width, int64_t mask);
+at::Tensor st_warp_ops(at::Tensor pred, at::Tensor vals, int64_t mask);
+at::Tensor st_ids(at::Tensor like, std::vector<int64_t> grid, std::vector<int64_t> block);
+std::vector<int64_t> st_smem_optin(at::Tensor out, int64_t bytes, int64_t optin);
+std::vector<int64_t> st_device_attrs();
+std::vector<at::Tensor> st_atomics(at::Tensor x);
+at::Tensor st_convert(at::Tensor in, int64_t mode);
+at::Tensor st_ldmatrix(at::Tensor src, at::Tensor perm, int64_t count, bool trans);
+at::Tensor st_mma(at::Tensor A, at::Tensor B, at::Tensor C, bool via_ldmatrix);
+std::vector<at::Tensor> st_cp_async(at::Tensor src, at::Tensor valid);
+at::Tensor st_traffic(at::Tensor x, at::Tensor y, int64_t threads);
+std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f);
+at::Tensor st_error(at::Tensor like, int64_t kind);
+at::Tensor st_launch_threads(at::Tensor like, int64_t threads);
