@@ -29,6 +29,7 @@ Shape check_inputs(const char* fn, const at::Tensor& q, const at::Tensor& kv, co
   TORCH_CHECK(reinterpret_cast<uintptr_t>(q.data_ptr()) % 16 == 0 && reinterpret_cast<uintptr_t>(kv.data_ptr()) % 16 == 0, fn,
               ": q and kv must start at 16-byte aligned addresses (128-bit loads)");
   TORCH_CHECK(n * H < (int64_t(1) << 31), fn, ": n * H must be < 2^31, got ", n * H);
+  TORCH_CHECK(num_keys < (int64_t(1) << 31), fn, ": L + n must be < 2^31 keys, got ", num_keys);
   return {n, H, num_keys, q.scalar_type() == at::kBFloat16};
 }
 

@@ -20,6 +20,7 @@ constexpr int kHeadDimQK = 576;  // latent (512) + rope (64) dims of q and k
 constexpr int kHeadDimV = 512;   // v = the first 512 dims of a kv row
 constexpr float kLn2 = 0.693147180559945309f;
 constexpr float kNegInf = -__builtin_huge_valf();
+constexpr float kNaN = __builtin_nanf("");
 constexpr unsigned kFullMask = 0xffffffffu;
 
 // ------------------------------------------------------------------ element type helpers
@@ -87,23 +88,50 @@ __device__ __forceinline__ float warp_max(float v) {
   for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));
   return v;
 }
+// Sum / max over aligned groups of kWidth lanes (every lane gets its group's result).
+template <int kWidth> __device__ __forceinline__ float group_sum(float v) {
+#pragma unroll
+  for (int off = kWidth / 2; off > 0; off >>= 1) v += __shfl_xor_sync(kFullMask, v, off);
+  return v;
+}
+template <int kWidth> __device__ __forceinline__ float group_max(float v) {
+#pragma unroll
+  for (int off = kWidth / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, off));
+  return v;
+}
 
-// Reduce-scatter of 32 partial sums across a warp: on entry every lane holds its partials v[0..31]
-// of 32 different dot products; on return lane l holds the complete sum (over the 32 lanes) of
-// dot product l. A butterfly that halves the live values at every step: 16+8+4+2+1 = 31 shuffles
-// for 32 dot products, instead of 32 x 5 = 160 for 32 separate all-reduces.
-__device__ __forceinline__ float warp_reduce_scatter32(float (&v)[32], int lane) {
+// One butterfly step of the reduce-scatter below: lanes l and l ^ kHalf exchange halves of their
+// 2 * kHalf live values; the lane with bit kHalf set keeps (and sums) the upper half.
+template <int kN, int kHalf>
+__device__ __forceinline__ void reduce_scatter_step(float (&v)[kN], int lane) {
+  const bool upper = (lane & kHalf) != 0;
 #pragma unroll
-  for (int half = 16; half >= 1; half >>= 1) {
-    const bool upper = (lane & half) != 0;  // this lane keeps the upper half of the live values
-#pragma unroll
-    for (int i = 0; i < half; ++i) {
-      const float send = upper ? v[i] : v[i + half];
-      const float keep = upper ? v[i + half] : v[i];
-      v[i] = keep + __shfl_xor_sync(kFullMask, send, half);
-    }
+  for (int i = 0; i < kHalf; ++i) {
+    const float lo = v[i], hi = v[i + kHalf];
+    v[i] = (upper ? hi : lo) + __shfl_xor_sync(kFullMask, upper ? lo : hi, kHalf);
   }
-  return v[0];
+}
+template <int kN, int kHalf>
+__device__ __forceinline__ void reduce_scatter_steps(float (&v)[kN], int lane) {
+  if constexpr (kHalf >= 1) {
+    reduce_scatter_step<kN, kHalf>(v, lane);
+    reduce_scatter_steps<kN, kHalf / 2>(v, lane);
+  }
+}
+
+// Reduce-scatter of kN (a power of two <= 32) partial sums across a warp: on entry every lane
+// holds its partials v[0..kN) of kN different dot products; on return lane l holds the complete
+// sum (over the 32 lanes) of dot product l % kN. A butterfly that halves the live values at every
+// step (kN/2 + ... + 1 = kN - 1 shuffles), then an all-reduce over the 32/kN lanes that hold the
+// same dot product: for kN = 32, 31 shuffles for 32 dot products instead of 32 x 5 = 160.
+template <int kN>
+__device__ __forceinline__ float warp_reduce_scatter(float (&v)[kN], int lane) {
+  static_assert(kN >= 1 && kN <= 32 && (kN & (kN - 1)) == 0, "kN: a power of two <= 32");
+  reduce_scatter_steps<kN, kN / 2>(v, lane);
+  float r = v[0];
+#pragma unroll
+  for (int off = kN; off < 32; off <<= 1) r += __shfl_xor_sync(kFullMask, r, off);
+  return r;
 }
 
 // Block-wide max / sum for kThreads threads; `red` holds >= kThreads/32 floats. Every thread gets
@@ -155,22 +183,24 @@ __global__ void __launch_bounds__(kNWarps * 32) verify_naive_kernel(const Verify
   }
   __syncthreads();
 
-  // 2. softmax over the row
+  // 2. softmax over the row. A masked key (-inf) gets probability 0; a NaN score (a NaN in a
+  // visible row) propagates to the whole row, as in the oracle.
   float mx = kNegInf;
   for (int64_t key = threadIdx.x; key < num_keys; key += kThreads) mx = fmaxf(mx, p_s[key]);
   mx = block_reduce<kThreads, true>(mx, red_s);
-  const bool none = mx == kNegInf;  // no visible key: o = 0, lse = -inf
   float sum = 0.f;
   for (int64_t key = threadIdx.x; key < num_keys; key += kThreads) {
-    const float pr = none ? 0.f : exp2f(p_s[key] - mx);
+    const float s = p_s[key];
+    const float pr = s == kNegInf ? 0.f : exp2f(s - mx);
     p_s[key] = pr;
     sum += pr;
   }
   sum = block_reduce<kThreads, false>(sum, red_s);  // its barrier also publishes p_s
+  const bool none = sum == 0.f;                     // no visible key: o = 0, lse = -inf
 
   // 3. o = P . V, one output dim per thread at a time
   T* o_row = static_cast<T*>(p.o) + t * p.o_token_stride + h * p.o_head_stride;
-  const float inv = none ? 0.f : 1.f / sum;
+  const float inv = none ? 0.f : 1.f / sum;  // NaN stays NaN
   for (int d = threadIdx.x; d < kHeadDimV; d += kThreads) {
     float acc = 0.f;
     for (int64_t key = 0; key < num_keys; ++key) {
@@ -184,7 +214,7 @@ __global__ void __launch_bounds__(kNWarps * 32) verify_naive_kernel(const Verify
 
 // ================================================================== the split-K flash kernel
 // Compile-time shape of the split kernel.
-template <typename Element_, int kBlockM_, int kBlockN_, int kNWarps_>
+template <typename Element_, int kBlockM_, int kBlockN_, int kNWarps_, int kPairs_ = 32>
 struct FlashVerifyTraits {
   using Element = Element_;
   static constexpr int kBlockM = kBlockM_;  // query rows (heads x draft tokens) per CTA
@@ -196,8 +226,10 @@ struct FlashVerifyTraits {
   static constexpr int kChunksV = kHeadDimV / kElemsPerChunk;         // chunks in a v row
   static constexpr int kChunksPerLane = (kChunksQK + 31) / 32;        // a warp loads a row
   static constexpr int kKeysPerWarp = kBlockN / kNWarps;              // warp-per-key, kKeysPerWarp at once
-  static constexpr int kRowsPerBatch = 32 / kKeysPerWarp;             // (row, key) pairs per reduce-scatter: 32
+  static constexpr int kPairs = kPairs_;                              // (row, key) dot products per reduce-scatter
+  static constexpr int kRowsPerBatch = kPairs / kKeysPerWarp;
   static constexpr int kRowsPerWarp = kBlockM / kNWarps;              // softmax: rows owned by each warp
+  static constexpr int kRowsPerPass = 32 / kBlockN;                   // softmax: rows a warp handles at once
   static constexpr int kDimsPerThread = 8;                            // P.V: output dims per thread
   static constexpr int kDimGroups = kHeadDimV / kDimsPerThread;       // 64
   static constexpr int kRowGroups = kThreads / kDimGroups;
@@ -211,22 +243,22 @@ struct FlashVerifyTraits {
   static constexpr int kSmemBytes = kQBytes + kVBytes + kSBytes + kStatBytes;
 
   static_assert(kHeadDimQK % kElemsPerChunk == 0 && kHeadDimV % kElemsPerChunk == 0, "whole chunks");
-  static_assert(kBlockN % kNWarps == 0 && 32 % kKeysPerWarp == 0, "keys split evenly over warps, pairs fill a warp");
-  static_assert(kBlockN <= 32, "softmax: one lane per key of the tile");
-  static_assert(kBlockM % kRowsPerBatch == 0 && kBlockM % kNWarps == 0, "rows split evenly");
+  static_assert(kBlockN % kNWarps == 0 && kPairs % kKeysPerWarp == 0, "keys split evenly over warps and batches");
+  static_assert(kBlockN <= 32 && (kBlockN & (kBlockN - 1)) == 0, "softmax: one lane per key, whole lane groups");
+  static_assert(kBlockM % kRowsPerBatch == 0 && kBlockM % kNWarps == 0 && kRowsPerWarp % kRowsPerPass == 0, "rows split evenly");
   static_assert(kThreads % kDimGroups == 0 && kBlockM % kRowGroups == 0, "P.V tiling");
   static_assert(kDimsPerThread % kElemsPerChunk == 0, "P.V reads whole chunks");
 };
 
-// Grid (num_splits, ceil(n*H / kBlockM)), kThreads threads, Traits::kSmemBytes dynamic smem.
+// Grid (ceil(n*H / kBlockM), num_splits), kThreads threads, Traits::kSmemBytes dynamic smem.
 // Per key tile of kBlockN keys:
 //   1. warp-per-key load: each warp reads kKeysPerWarp kv rows with 128-bit loads (lanes split the
 //      576 dims) into registers, and stores their first 512 dims (V) into the shared v tile;
 //   2. scores: each lane multiplies its slice of those keys with the same slice of every q row of
 //      the tile (q tile in shared memory), a reduce-scatter turns 32 partial sums per lane into 32
 //      dot products (one per lane), masked / out-of-range pairs become -inf;
-//   3. online softmax: warp w owns rows w, w + kNWarps, ... (running max / sum in registers, one
-//      lane per key): probabilities in place of the scores, per-row rescale factor alpha;
+//   3. online softmax: warp w owns rows w, w + kNWarps, ... (running max / sum in shared memory,
+//      one lane per key): probabilities in place of the scores, per-row rescale factor alpha;
 //   4. P.V: thread (row group, dim group) rescales its accumulators by alpha and adds p * v.
 template <typename Traits>
 __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel(const VerifyParams p) {
@@ -234,17 +266,19 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
   constexpr int kBlockM = Traits::kBlockM, kBlockN = Traits::kBlockN, kNWarps = Traits::kNWarps;
   constexpr int kThreads = Traits::kThreads, kChunksQK = Traits::kChunksQK, kChunksV = Traits::kChunksV;
   constexpr int kChunksPerLane = Traits::kChunksPerLane, kKeysPerWarp = Traits::kKeysPerWarp;
-  constexpr int kRowsPerBatch = Traits::kRowsPerBatch, kRowsPerWarp = Traits::kRowsPerWarp;
+  constexpr int kPairs = Traits::kPairs, kRowsPerBatch = Traits::kRowsPerBatch;
+  constexpr int kRowsPerWarp = Traits::kRowsPerWarp, kRowsPerPass = Traits::kRowsPerPass;
   constexpr int kDimGroups = Traits::kDimGroups, kRowGroups = Traits::kRowGroups;
   constexpr int kRowsPerThread = Traits::kRowsPerThread, kSStride = Traits::kSStride;
   constexpr int kVChunksPerThread = Traits::kDimsPerThread / Traits::kElemsPerChunk;
 
-  const int split = blockIdx.x;
-  const int m0 = blockIdx.y * kBlockM;
+  const int split = blockIdx.y;
+  const int m0 = blockIdx.x * kBlockM;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int num_rows = p.num_tokens * p.num_heads;
-  const int64_t key_begin = min(int64_t(split) * p.keys_per_split, p.num_keys);
-  const int64_t key_end = min(key_begin + p.keys_per_split, p.num_keys);
+  // key indices fit 32 bits (the host API checks num_keys < 2^31); row offsets are 64-bit
+  const int key_begin = int(min(int64_t(split) * p.keys_per_split, p.num_keys));
+  const int key_end = int(min(int64_t(key_begin) + p.keys_per_split, p.num_keys));
 
   unsigned char* smem = vk::dynamic_smem();
   uint4* q_s = reinterpret_cast<uint4*>(smem);                                   // [kBlockM][kChunksQK]
@@ -266,11 +300,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
       q_s[idx] = val;
     }
   }
+  for (int r = threadIdx.x; r < kBlockM; r += kThreads) { max_s[r] = kNegInf; sum_s[r] = 0.f; }  // softmax state
   __syncthreads();
 
-  float row_max[kRowsPerWarp], row_sum[kRowsPerWarp];  // softmax state of this warp's rows (all lanes)
-#pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) { row_max[i] = kNegInf; row_sum[i] = 0.f; }
   const int dim_group = threadIdx.x % kDimGroups, row_group = threadIdx.x / kDimGroups;
   float acc[kRowsPerThread][Traits::kDimsPerThread];  // P.V accumulators: rows row_group + kRowGroups*i
 #pragma unroll
@@ -279,15 +311,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
     for (int d = 0; d < Traits::kDimsPerThread; ++d) acc[i][d] = 0.f;
 
   const T* kv = static_cast<const T*>(p.kv);
-  for (int64_t tile = key_begin; tile < key_end; tile += kBlockN) {
+  for (int tile = key_begin; tile < key_end; tile += kBlockN) {
     // 1. warp-per-key load of this warp's keys (K in registers, V also to shared memory)
     uint4 k_r[kKeysPerWarp][kChunksPerLane];
 #pragma unroll
     for (int j = 0; j < kKeysPerWarp; ++j) {
       const int slot = warp * kKeysPerWarp + j;
-      const int64_t key = tile + slot;
+      const int key = tile + slot;
       const bool valid = key < key_end;
-      const uint4* row = reinterpret_cast<const uint4*>(kv + (valid ? key : 0) * p.kv_row_stride);
+      const uint4* row = reinterpret_cast<const uint4*>(kv + (valid ? int64_t(key) : 0) * p.kv_row_stride);
 #pragma unroll
       for (int i = 0; i < kChunksPerLane; ++i) {
         const int c = lane + 32 * i;
@@ -299,7 +331,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
     // 2. scores for every (row, key) pair of the tile, 32 pairs per reduce-scatter
 #pragma unroll 1
     for (int b = 0; b < kBlockM / kRowsPerBatch; ++b) {
-      float part[32];
+      float part[kPairs];
 #pragma unroll
       for (int r = 0; r < kRowsPerBatch; ++r) {
 #pragma unroll
@@ -316,29 +348,35 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
           }
         }
       }
-      const float dot = warp_reduce_scatter32(part, lane);
-      const int row = b * kRowsPerBatch + lane / kKeysPerWarp, slot = warp * kKeysPerWarp + lane % kKeysPerWarp;
+      const float dot = warp_reduce_scatter<kPairs>(part, lane);  // the dot product of pair lane % kPairs
+      const int pair = lane % kPairs;
+      const int row = b * kRowsPerBatch + pair / kKeysPerWarp, slot = warp * kKeysPerWarp + pair % kKeysPerWarp;
       const int m = m0 + row;
-      const int64_t key = tile + slot;
+      const int key = tile + slot;
       bool visible = false;
       if (m < num_rows && key < key_end) visible = vk::ld_global(p.mask + (m / p.num_heads) * p.mask_row_stride + key) != 0;
-      s_s[row * kSStride + slot] = visible ? dot * p.scale_softmax_log2 : kNegInf;
+      if (lane < kPairs) s_s[row * kSStride + slot] = visible ? dot * p.scale_softmax_log2 : kNegInf;
     }
     __syncthreads();
 
-    // 3. online softmax, warp w owns rows w + kNWarps * i, lane = key
-#pragma unroll
-    for (int i = 0; i < kRowsPerWarp; ++i) {
-      const int row = warp + kNWarps * i;
-      const float s = lane < kBlockN ? s_s[row * kSStride + lane] : kNegInf;
-      const float new_max = fmaxf(row_max[i], warp_max(s));
-      const bool none = new_max == kNegInf;  // nothing visible yet: keep everything at zero
-      const float pr = none ? 0.f : exp2f(s - new_max);
-      const float alpha = none ? 1.f : exp2f(row_max[i] - new_max);
-      row_sum[i] = row_sum[i] * alpha + warp_sum(pr);
-      row_max[i] = new_max;
-      if (lane < kBlockN) s_s[row * kSStride + lane] = pr;
-      if (lane == 0) alpha_s[row] = alpha;
+    // 3. online softmax: warp w owns rows w + kNWarps * i (running max / sum in shared memory); a
+    //    group of kBlockN lanes takes one row (lane = key), 32 / kBlockN rows at a time
+#pragma unroll 1
+    for (int i = 0; i < kRowsPerWarp; i += kRowsPerPass) {
+      const int row = warp + kNWarps * (i + lane / kBlockN), key = lane % kBlockN;
+      const float s = s_s[row * kSStride + key];
+      const float old_max = max_s[row];
+      const float new_max = fmaxf(old_max, group_max<kBlockN>(s));
+      // masked (-inf) -> 0; a NaN score propagates (fmaxf ignores it, exp2f keeps it)
+      const float pr = s == kNegInf ? 0.f : exp2f(s - new_max);
+      const float alpha = new_max == kNegInf ? 1.f : exp2f(old_max - new_max);  // nothing visible yet: no rescale
+      const float tile_sum = group_sum<kBlockN>(pr);
+      s_s[row * kSStride + key] = pr;
+      if (key == 0) {
+        alpha_s[row] = alpha;
+        max_s[row] = new_max;
+        sum_s[row] = sum_s[row] * alpha + tile_sum;
+      }
     }
     __syncthreads();
 
@@ -365,27 +403,19 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
     __syncthreads();  // the next tile overwrites v_s and s_s
   }
 
-  // Epilogue: the softmax warps publish their rows' statistics and LSEs; every thread writes its
-  // normalized partial outputs. An empty or fully masked split writes o = 0, lse = -inf.
+  // Epilogue (the last barrier of the loop published max_s / sum_s): each row's LSE and every
+  // thread's normalized partial outputs. An empty or fully masked split writes o = 0, lse = -inf.
   const int64_t part_row0 = int64_t(split) * num_rows;
-#pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) {
-    const int row = warp + kNWarps * i;
-    if (lane == 0) {
-      max_s[row] = row_max[i];
-      sum_s[row] = row_sum[i];
-      if (m0 + row < num_rows)
-        vk::st_global(p.lse_partial + part_row0 + m0 + row,
-                      row_sum[i] > 0.f ? row_max[i] * kLn2 + logf(row_sum[i]) : kNegInf);
-    }
+  for (int row = threadIdx.x; row < kBlockM; row += kThreads) {
+    const float l = sum_s[row];
+    if (m0 + row < num_rows) vk::st_global(p.lse_partial + part_row0 + m0 + row, l == 0.f ? kNegInf : max_s[row] * kLn2 + logf(l));
   }
-  __syncthreads();
 #pragma unroll
   for (int i = 0; i < kRowsPerThread; ++i) {
     const int row = row_group + kRowGroups * i, m = m0 + row;
     if (m >= num_rows) continue;
     const float l = sum_s[row];
-    const float inv = l > 0.f ? 1.f / l : 0.f;
+    const float inv = l == 0.f ? 0.f : 1.f / l;  // nothing visible: acc = 0 -> o = 0; NaN stays NaN
     float* dst = p.o_partial + (part_row0 + m) * kHeadDimV + dim_group * Traits::kDimsPerThread;
 #pragma unroll
     for (int d = 0; d < Traits::kDimsPerThread; d += 4)
@@ -408,10 +438,14 @@ __global__ void __launch_bounds__(kThreads) flash_verify_combine_kernel(const Ve
   __syncthreads();
 
   float mx = kNegInf;
-  for (int s = 0; s < num_splits; ++s) mx = fmaxf(mx, lse_s[s]);
+  bool nan = false;  // a split that read a NaN poisons the row (as in the oracle), never hidden
+  for (int s = 0; s < num_splits; ++s) { const float l = lse_s[s]; mx = fmaxf(mx, l); nan |= l != l; }
   float out[4] = {0.f, 0.f, 0.f, 0.f};
   float lse = kNegInf;
-  if (mx != kNegInf) {
+  if (nan) {
+    lse = kNaN;
+    out[0] = out[1] = out[2] = out[3] = lse;
+  } else if (mx != kNegInf) {
     float sum = 0.f;
     for (int s = 0; s < num_splits; ++s) sum += expf(lse_s[s] - mx);
     lse = mx + logf(sum);

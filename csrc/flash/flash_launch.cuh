@@ -6,11 +6,13 @@
 #include "flash/flash_kernel.cuh"
 
 namespace flash {
-// The tile shapes per element type. bf16: a 32-row q tile (36 KB) + 32-key v tile (32 KB) +
-// scores = 72.5 KB of shared memory, 64 fp32 accumulators a thread. fp32 halves both tiles' rows
-// to stay inside sm_120's 99 KB per block.
-using Bf16SplitTraits = FlashVerifyTraits<__nv_bfloat16, 32, 32, 8>;
-using F32SplitTraits = FlashVerifyTraits<float, 16, 16, 8>;
+// The tile shapes per element type: the largest q tile (M rows of heads x drafts) whose fp32
+// accumulators (M x 512) fit the registers of 8 warps (128 a thread at M = 64) and whose q tile +
+// v tile + scores fit sm_120's 99 KB per block. bf16: 64 rows (72 KB q tile) x 16 keys (16 KB v
+// tile), 4 dot products per reduce-scatter (more would spill at sm_90a: 255 registers);
+// fp32: 32 rows (72 KB) x 8 keys (16 KB), 32 dot products per reduce-scatter.
+using Bf16SplitTraits = FlashVerifyTraits<__nv_bfloat16, 64, 16, 8, 4>;
+using F32SplitTraits = FlashVerifyTraits<float, 32, 8, 8, 32>;
 constexpr int kNaiveWarps = 8;
 constexpr int kCombineThreads = kHeadDimV / 4;
 constexpr int64_t kMinKeysPerSplit = 256;  // default policy: a split's q-tile load and partial write stay small vs its KV
@@ -20,7 +22,8 @@ template <typename Traits>
 static cudaError_t launch_flash(const VerifyParams& p, cudaStream_t stream) {
   using T = typename Traits::Element;
   const int num_rows = p.num_tokens * p.num_heads;
-  const dim3 grid(unsigned(p.num_splits), unsigned((num_rows + Traits::kBlockM - 1) / Traits::kBlockM));
+  // M tiles of one split are adjacent in launch order: they run together and share its KV rows in L2
+  const dim3 grid(unsigned((num_rows + Traits::kBlockM - 1) / Traits::kBlockM), unsigned(p.num_splits));
   constexpr int smem = Traits::kSmemBytes;
   cudaError_t err = cudaFuncSetAttribute(flash_verify_split_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess) return err;
