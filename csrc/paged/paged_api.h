@@ -1,0 +1,24 @@
+// Declarations the torch bindings are generated from (load_inline `functions`).
+#pragma once
+#include <optional>
+#include <vector>
+#include <torch/extension.h>
+
+// Paged bf16 tree-verify attention (SGLang target_verify, MLA 576/512). Writes o (and lse when given).
+// v_extend: draft values when they are their own tensor (nullopt: the first 512 dims of k_extend).
+// custom_mask / mask_indptr: FULL_MASK layout (both or neither). workspace: uint8, at least
+// paged_workspace_bytes(batch, target_ctas) bytes. target_ctas: CTAs the split schedule aims at
+// (SMs x CTAs per SM); min_tiles_per_split: shortest split in 16-key tiles.
+void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tensor> v_extend, at::Tensor o,
+                      at::Tensor k_buffer, at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices,
+                      std::optional<at::Tensor> custom_mask, std::optional<at::Tensor> mask_indptr,
+                      std::optional<at::Tensor> lse, at::Tensor workspace, int64_t max_len_extend, double sm_scale,
+                      double k_scale, double v_scale, double logit_cap, bool is_causal, bool skip_prefix_custom_mask,
+                      int64_t target_ctas, int64_t min_tiles_per_split);
+// Workspace bytes for `batch` requests and a schedule aiming at `target_ctas` CTAs.
+int64_t paged_workspace_bytes(int64_t batch, int64_t target_ctas);
+// SM count of the current device (the emulated one under the SIMT emulator).
+int64_t paged_num_sms();
+// Compile-time constants: {block_m, block_n, stages, threads, smem_bytes, max_draft, ctas_per_sm,
+// default_min_tiles_per_split, combine_threads}.
+std::vector<int64_t> paged_constants();

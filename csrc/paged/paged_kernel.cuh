@@ -1,0 +1,612 @@
+// paged: device code of the paged bf16 tree-verify kernel (SGLang target_verify, MLA: 576-dim latent
+// keys, values = their first 512 dims, one KV head shared by all query heads).
+//
+// One CTA = one (request, M tile, split): an M tile is 64 rows of the request's draft tokens x heads
+// folded together (row r = token * H + head), so a KV row is read once per M tile and split; a split
+// is a contiguous range of the request's keys [0, L + n): prefix keys through kv_indices (page_size 1)
+// then the n draft keys from k_extend. Per 16-key tile:
+//   1. cp.async (4-stage ring, issued 3 tiles ahead, kv_indices loaded one more tile ahead) brings the
+//      16 latent rows (16 x 1152 B) into shared memory; the tile serves as K and its first 512 columns
+//      as V (v_buffer is a view of k_buffer: never loaded twice).
+//   2. S = Q K^T with mma.sync m16n8k16: Q lives in registers (loaded once per CTA straight from global
+//      memory in A-fragment layout); 8 warps = 2 (32 rows) x 4 (144-dim slices); each warp writes its
+//      partial S (fp32) to shared memory.
+//   3. Softmax: 256 threads, one row x 4 keys each: sum the 4 partials, scale (x k_scale for prefix
+//      keys), logit cap, tree mask (draft bits packed on the device at CTA start), online max/sum in
+//      registers; P (bf16, x v_scale for prefix keys) and the row rescale factor go to shared memory.
+//   4. O = alpha O + P V with mma.sync: warp w owns all 64 rows x Dv columns [64w, 64w + 64) (128 fp32
+//      accumulators a thread); P through ldmatrix, V through ldmatrix.trans from the same K tile.
+// A request whose keys were split writes normalized fp32 partials + LSE to a workspace and
+// paged_verify_combine_kernel merges them; an unsplit one writes o (bf16) and lse directly.
+// The split schedule is computed on the device (every CTA runs the same plan from qo_indptr/kv_indptr
+// and the SM count): fixed grid, no host sync, CUDA-graph safe.
+#pragma once
+#include <cstdint>
+#include <cuda_bf16.h>
+#include "vk/device.cuh"
+#include "paged/paged_params.h"
+
+namespace paged {
+
+constexpr int kHeadDimQK = 576;  // MLA latent (kv_lora_rank 512 + rope 64)
+constexpr int kHeadDimV = 512;
+constexpr int kMaxDraft = 256;   // most draft tokens a request may have (sizes the packed tree mask)
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr float kNegInf = -__builtin_huge_valf();
+
+struct PagedTraits {
+  static constexpr int kBlockM = 64;    // folded (token, head) rows per CTA
+  static constexpr int kBlockN = 16;    // keys per pipeline tile
+  static constexpr int kStages = 4;     // cp.async ring depth (tiles in flight while one is computed)
+  static constexpr int kWarps = 8;
+  static constexpr int kThreads = kWarps * 32;
+  // S = Q K^T: warps as kWarpsM (rows) x kWarpsD (slices of the 576 dims)
+  static constexpr int kWarpsM = 2, kWarpsD = 4;
+  static constexpr int kMTilesQK = kBlockM / kWarpsM / 16;        // 2 m16 tiles a warp
+  static constexpr int kKStepsQK = kHeadDimQK / kWarpsD / 16;     // 9 k16 steps a warp
+  // O += P V: every warp all 64 rows, Dv / 8 columns
+  static constexpr int kMTilesPV = kBlockM / 16;                   // 4
+  static constexpr int kColsPV = kHeadDimV / kWarps;               // 64
+  static constexpr int kN8PV = kColsPV / 8;                        // 8
+  // softmax: one row x kSoftCols keys a thread
+  static constexpr int kSoftCols = kBlockM * kBlockN / kThreads;   // 4
+  static constexpr int kDraftWords = kMaxDraft / 32;               // packed tree-mask words per token
+  // shared memory (bytes)
+  static constexpr int kRowBytes = kHeadDimQK * 2 + 16;            // 1168: +16 B so ldmatrix rows hit distinct banks
+  static constexpr int kStageBytes = kBlockN * kRowBytes;          // 18,688
+  static constexpr int kOffKV = 0;
+  static constexpr int kOffS = kOffKV + kStages * kStageBytes;      // partial scores [kWarpsD][64][16] fp32
+  static constexpr int kOffP = kOffS + kWarpsD * kBlockM * kBlockN * 4;  // P [64][16] bf16
+  static constexpr int kOffAlpha = kOffP + kBlockM * kBlockN * 2;  // row rescale factor [64] fp32
+  static constexpr int kOffRowM = kOffAlpha + kBlockM * 4;          // final row max (log2 domain) [64]
+  static constexpr int kOffRowL = kOffRowM + kBlockM * 4;           // final row sum [64]
+  static constexpr int kOffBits = kOffRowL + kBlockM * 4;           // packed draft mask [64 tokens][kDraftWords]
+  static constexpr int kSmemBytes = kOffBits + kBlockM * kDraftWords * 4;  // 96,000 B
+  static_assert(kWarpsM * kWarpsD == kWarps && kSoftCols == 4 && kBlockN == 16, "tiling");
+  static_assert(kSmemBytes <= 101376, "sm_120 allows 99 KB (101,376 B) of shared memory per block");
+};
+
+// ------------------------------------------------------------------ small helpers
+__device__ __forceinline__ int64_t load_index(const IndexArray& a, int64_t i) {
+  return a.is64 ? int64_t(vk::ldg(static_cast<const long long*>(a.ptr) + i))
+                : int64_t(vk::ldg(static_cast<const int*>(a.ptr) + i));
+}
+__device__ __forceinline__ int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+// Partial-score element (d, row, col) of the [kWarpsD][64][16] fp32 array; the 16-byte chunk index is
+// swizzled with bit 1 of the row so that both the MMA-fragment writes (float2) and the softmax reads
+// (float4, one row x 4 columns a thread) are free of bank conflicts.
+__device__ __forceinline__ int s_index(int d, int row, int col) {
+  return (d * 64 + row) * 16 + ((((col >> 2) ^ (((row >> 1) & 1) << 1))) << 2) + (col & 3);
+}
+// P element (row, col) of the [64][16] bf16 tile; the 16-byte half is swizzled with bit 2 of the row
+// so that ldmatrix (8 rows x 16 B a matrix) hits 8 distinct bank groups.
+__device__ __forceinline__ int p_index(int row, int col) {
+  return row * 16 + ((((col >> 3) ^ ((row >> 2) & 1))) << 3) + (col & 7);
+}
+
+// Exclusive prefix sum of one value a thread over the block; *total gets the block's sum. Two barriers.
+template <int kThreads>
+__device__ __forceinline__ int64_t block_exclusive_scan(int64_t v, int64_t* scratch, int64_t* total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int64_t x = v;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const long long y = __shfl_up_sync(0xffffffffu, (long long)x, off);
+    if (lane >= off) x += y;
+  }
+  if (lane == 31) scratch[warp] = x;
+  __syncthreads();
+  int64_t before = 0, sum = 0;
+#pragma unroll
+  for (int w = 0; w < kThreads / 32; ++w) {
+    const int64_t s = scratch[w];
+    before += (w < warp) ? s : 0;
+    sum += s;
+  }
+  __syncthreads();
+  *total = sum;
+  return before + x - v;
+}
+
+// One request's sizes, clamped so that malformed indptr values can never address outside the tensors
+// (the Python entry point validates values where that costs no device sync).
+struct RequestDims {
+  int64_t q_start, kv_start, L;
+  int n;
+};
+__device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, int b) {
+  RequestDims r;
+  const int64_t q0 = load_index(p.qo_indptr, b), q1 = load_index(p.qo_indptr, b + 1);
+  const int64_t k0 = load_index(p.kv_indptr, b), k1 = load_index(p.kv_indptr, b + 1);
+  r.q_start = clamp64(q0, 0, p.num_tokens);
+  const int64_t room = int64_t(p.num_tokens) - r.q_start;
+  r.n = int(clamp64(q1 - r.q_start, 0, room < p.max_len_extend ? room : int64_t(p.max_len_extend)));
+  r.kv_start = clamp64(k0, 0, p.kv_indices_len);
+  r.L = clamp64(k1 - r.kv_start, 0, p.kv_indices_len - r.kv_start);
+  return r;
+}
+
+// The work of this CTA.
+struct Work {
+  int64_t q_start, kv_start, L, mask_start;
+  int64_t key_begin, key_end;  // keys [key_begin, key_end) of the request's [0, L + n)
+  int b;                       // request; -1: this CTA has nothing to do
+  int n;                       // draft tokens of the request
+  int mt;                      // M tile: folded rows [64 mt, 64 mt + 64)
+  int slot;                    // partial slot (split request), -1: write o directly
+};
+
+// The split schedule, computed identically by every CTA from the device-side lengths:
+//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles),
+//   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, M tile, split).
+// sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b, which is the fixed grid the host launches,
+// and the split requests use fewer than 2 * target_ctas partial slots. CTA 0 also writes the per-request
+// (first slot, splits) table that the combine kernel reads.
+template <int kThreads>
+__device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* shared_work) {
+  const int tid = threadIdx.x;
+  const int64_t H = p.num_heads;
+  if (tid == 0) shared_work->b = -1;
+  int64_t w_local = 0;
+  for (int b = tid; b < p.batch; b += kThreads) {
+    const RequestDims r = request_dims(p, b);
+    if (r.n > 0) w_local += ((r.n * H + 63) / 64) * ((r.L + r.n + 15) / 16);
+  }
+  int64_t W = 0;
+  block_exclusive_scan<kThreads>(w_local, scratch, &W);
+  const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
+  int64_t C = (W + target - 1) / target;
+  if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
+  if (C < 1) C = 1;
+
+  int64_t cta_carry = 0, slot_carry = 0;
+  for (int b0 = 0; b0 < p.batch; b0 += kThreads) {
+    const int b = b0 + tid;
+    RequestDims r{0, 0, 0, 0};
+    int64_t mtiles = 0, ktiles = 0, splits = 0;
+    if (b < p.batch) {
+      r = request_dims(p, b);
+      if (r.n > 0) {
+        mtiles = (r.n * H + 63) / 64;
+        ktiles = (r.L + r.n + 15) / 16;
+        splits = (ktiles + C - 1) / C;
+      }
+    }
+    const int64_t ctas = mtiles * splits, slots = splits > 1 ? ctas : 0;
+    int64_t cta_total = 0, slot_total = 0;
+    const int64_t cta_base = cta_carry + block_exclusive_scan<kThreads>(ctas, scratch, &cta_total);
+    const int64_t slot_base = slot_carry + block_exclusive_scan<kThreads>(slots, scratch, &slot_total);
+    if (blockIdx.x == 0 && b < p.batch) {
+      vk::st_global(p.plan + 2 * b, int(splits > 1 ? slot_base : -1));
+      vk::st_global(p.plan + 2 * b + 1, int(splits));
+    }
+    const int64_t me = blockIdx.x;
+    if (b < p.batch && me >= cta_base && me < cta_base + ctas) {
+      const int64_t k = me - cta_base, mt = k / splits, split = k % splits;
+      Work w;
+      w.q_start = r.q_start; w.kv_start = r.kv_start; w.L = r.L;
+      w.mask_start = p.custom_mask ? load_index(p.mask_indptr, b) : 0;
+      w.key_begin = split * C * 16;
+      w.key_end = (split + 1) * C * 16 < r.L + r.n ? (split + 1) * C * 16 : r.L + r.n;
+      w.b = b; w.n = r.n; w.mt = int(mt);
+      w.slot = splits > 1 ? int(slot_base + k) : -1;
+      if (w.slot >= p.partial_slots) w.b = -1;  // unreachable by the bound above; never write past the workspace
+      *shared_work = w;
+    }
+    cta_carry += cta_total;
+    slot_carry += slot_total;
+  }
+  __syncthreads();
+  return *shared_work;
+}
+
+// ------------------------------------------------------------------ the main kernel
+template <typename Tr>
+__global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const PagedVerifyParams p) {
+  constexpr int kStages = Tr::kStages, kRowBytes = Tr::kRowBytes, kStageBytes = Tr::kStageBytes;
+  unsigned char* smem = vk::dynamic_smem<unsigned char>();
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t4 = lane & 3;  // MMA fragment coordinates (group, thread in group)
+
+  const Work w = plan_work<Tr::kThreads>(p, reinterpret_cast<int64_t*>(smem + Tr::kOffS),
+                                         reinterpret_cast<Work*>(smem + Tr::kOffS + 64));
+  if (w.b < 0) return;  // block-uniform
+
+  const int H = p.num_heads;
+  const int64_t L = w.L;
+  const int64_t rows = int64_t(w.n) * H;           // folded rows of the request
+  const int64_t row0 = int64_t(w.mt) * Tr::kBlockM;  // first folded row of this M tile
+  const int64_t tok0 = row0 / H;                   // first token of this M tile
+  const int ntiles = int((w.key_end - w.key_begin + Tr::kBlockN - 1) / Tr::kBlockN);
+
+  // ---------------------------------------------------------------- K/V tile loader
+  // Thread -> (row of the 16-key tile, 16-byte chunks c, c + 16, ... of its 72).
+  const int ld_row = tid >> 4, ld_chunk = tid & 15;
+  // The cache slot of this thread's row in tile u: >= 0 a slot, -1 not a prefix row, -2 out of range.
+  auto slot_of = [&](int u) -> int64_t {
+    const int64_t j = w.key_begin + int64_t(u) * Tr::kBlockN + ld_row;
+    if (u >= ntiles || j >= w.key_end || j >= L) return -1;
+    const int64_t s = load_index(p.kv_indices, w.kv_start + j);
+    return (s >= 0 && s < p.num_slots) ? s : -2;
+  };
+  auto issue_tile = [&](int u, int64_t slot) {
+    unsigned char* dst = smem + Tr::kOffKV + (u % kStages) * kStageBytes + ld_row * kRowBytes;
+    const int64_t j = w.key_begin + int64_t(u) * Tr::kBlockN + ld_row;
+    const __nv_bfloat16* src;
+    bool valid;
+    if (j < L) {
+      valid = slot >= 0;
+      src = p.kv_cache + (valid ? slot : 0) * p.cache_row_stride;
+    } else {
+      valid = j < w.key_end;
+      src = p.k_extend + (valid ? w.q_start + (j - L) : 0) * p.k_extend_row_stride;
+    }
+#pragma unroll
+    for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, valid);
+  };
+
+  // Prologue: cache slots of the first kStages tiles (independent loads), then kStages - 1 tiles in flight.
+  int64_t slot_next;
+  {
+    int64_t s[kStages];
+#pragma unroll
+    for (int u = 0; u < kStages; ++u) s[u] = slot_of(u);
+#pragma unroll
+    for (int u = 0; u < kStages - 1; ++u) {
+      if (u < ntiles) issue_tile(u, s[u]);
+      vk::cp_async_commit();
+    }
+    slot_next = s[kStages - 1];
+  }
+
+  // Q fragments straight from global memory (A layout of m16n8k16): rows wm*32 + i*16 + {g, g+8},
+  // dims wd*144 + 16 s + {2 t4, 2 t4 + 8}. Rows past the request are zero.
+  const int wm = warp % Tr::kWarpsM, wd = warp / Tr::kWarpsM;
+  uint32_t qf[Tr::kMTilesQK][Tr::kKStepsQK][4];
+#pragma unroll
+  for (int i = 0; i < Tr::kMTilesQK; ++i) {
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const int64_t fr = row0 + wm * (16 * Tr::kMTilesQK) + i * 16 + hh * 8 + g;
+      const bool ok = fr < rows;
+      const int64_t tok = ok ? fr / H : 0, head = ok ? fr % H : 0;
+      const uint32_t* q32 = reinterpret_cast<const uint32_t*>(
+          p.q + (w.q_start + tok) * p.q_token_stride + head * p.q_head_stride + wd * (16 * Tr::kKStepsQK) + 2 * t4);
+#pragma unroll
+      for (int s = 0; s < Tr::kKStepsQK; ++s) {
+        qf[i][s][hh] = ok ? vk::ldg(q32 + 8 * s) : 0u;
+        qf[i][s][2 + hh] = ok ? vk::ldg(q32 + 8 * s + 4) : 0u;
+      }
+    }
+  }
+
+  // The draft block of the tree mask, packed on the device: bit c of word (token, c / 32) = token may
+  // see draft c (custom_mask when given, else causal or full). Only CTAs whose keys reach the drafts.
+  uint32_t* bits = reinterpret_cast<uint32_t*>(smem + Tr::kOffBits);
+  if (w.key_end > L) {
+    const int words = (w.n + 31) / 32;
+    for (int word = 0; word < words; ++word) {
+      bool vis[Tr::kBlockM / Tr::kWarps];
+#pragma unroll
+      for (int k = 0; k < Tr::kBlockM / Tr::kWarps; ++k) {  // loads first, then the ballots
+        const int64_t tok = tok0 + warp + Tr::kWarps * k;
+        const int c = word * 32 + lane;
+        bool v = false;
+        if (tok < w.n && c < w.n) {
+          if (p.custom_mask) {
+            const int64_t e = w.mask_start + tok * (L + w.n) + L + c;
+            v = e >= 0 && e < p.mask_len && vk::ldg(p.custom_mask + e) != 0;
+          } else {
+            v = !p.is_causal || c <= tok;
+          }
+        }
+        vis[k] = v;
+      }
+#pragma unroll
+      for (int k = 0; k < Tr::kBlockM / Tr::kWarps; ++k) {
+        const unsigned word_bits = __ballot_sync(0xffffffffu, vis[k]);
+        if (lane == 0) bits[(warp + Tr::kWarps * k) * Tr::kDraftWords + word] = word_bits;
+      }
+    }
+  }
+
+  // Softmax thread coordinates: row sm_row, keys 4 sm_c4 .. 4 sm_c4 + 3 of each tile.
+  const int sm_row = tid >> 2, sm_c4 = tid & 3;
+  const int64_t sm_fold = row0 + sm_row;
+  const bool sm_ok = sm_fold < rows;
+  const int64_t sm_tok = sm_ok ? sm_fold / H : 0;
+  const int sm_tok_local = int(sm_tok - tok0);
+  const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask;
+  const int64_t mask_row = w.mask_start + sm_tok * (L + w.n);
+  const float scale_prefix = p.sm_scale * p.k_scale, scale_draft = p.sm_scale;
+  const float cap = p.logit_cap;
+  float m_run = kNegInf, l_run = 0.f;
+
+  float* s_part = reinterpret_cast<float*>(smem + Tr::kOffS);
+  __nv_bfloat16* p_tile = reinterpret_cast<__nv_bfloat16*>(smem + Tr::kOffP);
+  float* alpha_s = reinterpret_cast<float*>(smem + Tr::kOffAlpha);
+
+  float o_acc[Tr::kMTilesPV][Tr::kN8PV][4];
+#pragma unroll
+  for (int i = 0; i < Tr::kMTilesPV; ++i)
+#pragma unroll
+    for (int j = 0; j < Tr::kN8PV; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[i][j][e] = 0.f;
+
+#pragma unroll 1
+  for (int it = 0; it < ntiles; ++it) {
+    vk::cp_async_wait<kStages - 2>();
+    __syncthreads();  // B1: tile `it` is in shared memory; everyone is done with tile it - 1's stage
+    {
+      const int u = it + kStages - 1;
+      if (u < ntiles) issue_tile(u, slot_next);
+      vk::cp_async_commit();
+      slot_next = slot_of(u + 1);  // its latency hides behind this iteration
+    }
+    const int64_t key0 = w.key_begin + int64_t(it) * Tr::kBlockN;
+    unsigned char* stage = smem + Tr::kOffKV + (it % kStages) * kStageBytes;
+
+    // Prefix columns of the custom mask (only with skip_prefix_custom_mask=False): loaded now, used
+    // after the MMAs.
+    unsigned pmask = 0xFu;
+    if (prefix_mask && key0 < L) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int64_t j = key0 + 4 * sm_c4 + c, e = mask_row + j;
+        if (sm_ok && j < L && j < w.key_end && e >= 0 && e < p.mask_len && vk::ldg(p.custom_mask + e) == 0)
+          pmask &= ~(1u << c);
+      }
+    }
+
+    // ---- partial S = Q[32 rows, 144 dims] K[16 keys, 144 dims]^T of this warp, one 8-key half at a
+    // time (8 accumulators live instead of 16)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      float sacc[Tr::kMTilesQK][4];
+#pragma unroll
+      for (int i = 0; i < Tr::kMTilesQK; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sacc[i][e] = 0.f;
+      // ldmatrix x4: keys 8j..8j+7, matrices (dims 16s lo, hi, 16(s+1) lo, hi); x2 for an odd last step
+      const unsigned char* kaddr = stage + (8 * j + (lane & 7)) * kRowBytes +
+                                   (wd * (16 * Tr::kKStepsQK) + 8 * (lane >> 3)) * 2;
+#pragma unroll
+      for (int s = 0; s < Tr::kKStepsQK; s += 2) {
+        uint32_t b4[4];
+        if (s + 1 < Tr::kKStepsQK) {
+          vk::ldmatrix_x4(b4, kaddr + s * 32);
+        } else {
+          uint32_t b2[2];
+          vk::ldmatrix_x2(b2, kaddr + s * 32);
+          b4[0] = b2[0]; b4[1] = b2[1]; b4[2] = b4[3] = 0u;
+        }
+        const uint32_t b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
+#pragma unroll
+        for (int i = 0; i < Tr::kMTilesQK; ++i) {
+          vk::mma_bf16_16816(sacc[i], qf[i][s], b0, sacc[i]);
+          if (s + 1 < Tr::kKStepsQK) vk::mma_bf16_16816(sacc[i], qf[i][s + 1], b1, sacc[i]);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < Tr::kMTilesQK; ++i) {
+        const int r = wm * (16 * Tr::kMTilesQK) + i * 16 + g;
+        *reinterpret_cast<float2*>(s_part + s_index(wd, r, 8 * j + 2 * t4)) = make_float2(sacc[i][0], sacc[i][1]);
+        *reinterpret_cast<float2*>(s_part + s_index(wd, r + 8, 8 * j + 2 * t4)) = make_float2(sacc[i][2], sacc[i][3]);
+      }
+    }
+    __syncthreads();  // B2: partial scores complete; the K tile is no longer needed as K
+
+    // Draft values from v_extend when it is its own tensor (SGLang passes v.contiguous()): they replace
+    // the first 512 columns of the draft rows of this tile before P V reads them.
+    const bool v_swap = p.v_extend != nullptr && key0 + Tr::kBlockN > L;
+    if (v_swap) {
+      const int64_t j = key0 + ld_row;
+      if (j >= L && j < w.key_end) {
+        const __nv_bfloat16* src = p.v_extend + (w.q_start + (j - L)) * p.v_extend_row_stride;
+        unsigned char* dst = stage + ld_row * kRowBytes;
+#pragma unroll
+        for (int c = ld_chunk; c < kHeadDimV / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, true);
+      }
+      vk::cp_async_commit();
+    }
+
+    // ---- softmax of row sm_row, keys 4 sm_c4 .. + 3
+    {
+      float x[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int d = 0; d < Tr::kWarpsD; ++d) {
+        const float4 v = *reinterpret_cast<const float4*>(s_part + s_index(d, sm_row, 4 * sm_c4));
+        x[0] += v.x; x[1] += v.y; x[2] += v.z; x[3] += v.w;
+      }
+      float vs[4];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int64_t j = key0 + 4 * sm_c4 + c;
+        const bool prefix = j < L;
+        bool vis = sm_ok && j < w.key_end;
+        if (vis) {
+          if (prefix) {
+            vis = (pmask >> c) & 1u;
+          } else {
+            const int dc = int(j - L);
+            vis = (bits[sm_tok_local * Tr::kDraftWords + (dc >> 5)] >> (dc & 31)) & 1u;
+          }
+        }
+        float v = x[c] * (prefix ? scale_prefix : scale_draft);
+        if (cap > 0.f) v = cap * tanhf(v / cap);
+        x[c] = vis ? v * kLog2e : kNegInf;
+        vs[c] = prefix ? p.v_scale : 1.f;
+      }
+      float mx = fmaxf(fmaxf(x[0], x[1]), fmaxf(x[2], x[3]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float m_new = fmaxf(m_run, mx);
+      const float base = m_new == kNegInf ? 0.f : m_new;  // a row with nothing visible yet stays at p = 0
+      const float alpha = exp2f(m_run - base);
+      float pr[4], rs = 0.f;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        pr[c] = exp2f(x[c] - base);
+        rs += pr[c];
+      }
+      rs += __shfl_xor_sync(0xffffffffu, rs, 1);
+      rs += __shfl_xor_sync(0xffffffffu, rs, 2);
+      l_run = l_run * alpha + rs;
+      m_run = m_new;
+      uint2 packed;
+      packed.x = vk::pack_bf16x2(pr[0] * vs[0], pr[1] * vs[1]);
+      packed.y = vk::pack_bf16x2(pr[2] * vs[2], pr[3] * vs[3]);
+      *reinterpret_cast<uint2*>(p_tile + p_index(sm_row, 4 * sm_c4)) = packed;
+      if (sm_c4 == 0) alpha_s[sm_row] = alpha;
+    }
+    if (v_swap) vk::cp_async_wait<0>();
+    __syncthreads();  // B3: P, alpha (and swapped draft values) visible
+
+    // ---- O = alpha O + P V: rows 0..63, columns [64 warp, 64 warp + 64)
+    {
+      uint32_t vb[Tr::kN8PV][2];
+      // ldmatrix x4 trans: matrices (keys 0-7, cols c..c+7), (keys 8-15, c..), (keys 0-7, c+8..), (keys 8-15, c+8..)
+      const unsigned char* vaddr = stage + (8 * ((lane >> 3) & 1) + (lane & 7)) * kRowBytes +
+                                   (warp * Tr::kColsPV + 8 * (lane >> 4)) * 2;
+#pragma unroll
+      for (int jj = 0; jj < Tr::kN8PV / 2; ++jj) {
+        uint32_t r4[4];
+        vk::ldmatrix_x4_trans(r4, vaddr + jj * 32);
+        vb[2 * jj][0] = r4[0]; vb[2 * jj][1] = r4[1];
+        vb[2 * jj + 1][0] = r4[2]; vb[2 * jj + 1][1] = r4[3];
+      }
+#pragma unroll
+      for (int i = 0; i < Tr::kMTilesPV; ++i) {
+        uint32_t pa[4];
+        // ldmatrix x4: matrices (rows 0-7, keys 0-7), (rows 8-15, keys 0-7), (rows 0-7, keys 8-15), (rows 8-15, keys 8-15)
+        const int prow = 16 * i + 8 * ((lane >> 3) & 1) + (lane & 7), pcol = 8 * (lane >> 4);
+        vk::ldmatrix_x4(pa, p_tile + p_index(prow, pcol));
+        const float a0 = alpha_s[16 * i + g], a1 = alpha_s[16 * i + g + 8];
+#pragma unroll
+        for (int j = 0; j < Tr::kN8PV; ++j) {
+          o_acc[i][j][0] *= a0; o_acc[i][j][1] *= a0;
+          o_acc[i][j][2] *= a1; o_acc[i][j][3] *= a1;
+          vk::mma_bf16_16816(o_acc[i][j], pa, vb[j], o_acc[i][j]);
+        }
+      }
+    }
+  }
+  vk::cp_async_wait<0>();
+
+  // ---------------------------------------------------------------- epilogue
+  float* row_m = reinterpret_cast<float*>(smem + Tr::kOffRowM);
+  float* row_l = reinterpret_cast<float*>(smem + Tr::kOffRowL);
+  if (sm_c4 == 0) {
+    row_m[sm_row] = m_run;
+    row_l[sm_row] = l_run;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < Tr::kMTilesPV; ++i) {
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const int r = 16 * i + 8 * hh + g;
+      const int64_t fr = row0 + r;
+      if (fr >= rows) continue;
+      const float l = row_l[r], inv = l > 0.f ? 1.f / l : 0.f;
+      const int col = warp * Tr::kColsPV + 2 * t4;
+      if (w.slot < 0) {
+        const int64_t tok = fr / H, head = fr % H;
+        __nv_bfloat16* orow = p.o + (w.q_start + tok) * p.o_token_stride + head * p.o_head_stride + col;
+#pragma unroll
+        for (int j = 0; j < Tr::kN8PV; ++j)
+          vk::st_global(reinterpret_cast<uint32_t*>(orow + 8 * j),
+                        vk::pack_bf16x2(o_acc[i][j][2 * hh] * inv, o_acc[i][j][2 * hh + 1] * inv));
+      } else {
+        float* prow = p.partial_o + (int64_t(w.slot) * Tr::kBlockM + r) * kHeadDimV + col;
+#pragma unroll
+        for (int j = 0; j < Tr::kN8PV; ++j)
+          vk::st_global(reinterpret_cast<float2*>(prow + 8 * j),
+                        make_float2(o_acc[i][j][2 * hh] * inv, o_acc[i][j][2 * hh + 1] * inv));
+      }
+    }
+  }
+  if (tid < Tr::kBlockM) {
+    const int r = tid;
+    const int64_t fr = row0 + r;
+    if (fr < rows) {
+      const float l = row_l[r];
+      const float lse2 = l > 0.f ? row_m[r] + log2f(l) : kNegInf;  // log2 domain
+      if (w.slot >= 0) {
+        vk::st_global(p.partial_lse + int64_t(w.slot) * Tr::kBlockM + r, lse2);
+      } else if (p.lse != nullptr) {
+        const int64_t tok = fr / H, head = fr % H;
+        vk::st_global(p.lse + (w.q_start + tok) * p.lse_token_stride + head * p.lse_head_stride,
+                      l > 0.f ? lse2 * kLn2 : kNegInf);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ combine
+// One warp per (token, head) row of a split request: o = sum_s w_s o_s / sum_s w_s with
+// w_s = 2^(lse_s - max lse). Rows of unsplit requests were written by the main kernel.
+constexpr int kCombineWarps = 4;
+
+__global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kernel(const PagedVerifyParams p) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t gr = int64_t(blockIdx.x) * kCombineWarps + warp;
+  const int H = p.num_heads;
+  const int64_t tok = gr / H;
+  const int head = int(gr % H);
+  if (tok >= p.num_tokens) return;
+  // the request of this token: the last b with qo_indptr[b] <= tok
+  int lo = 0, hi = p.batch;  // answer in [lo, hi)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (load_index(p.qo_indptr, mid) <= tok) lo = mid; else hi = mid;
+  }
+  const int b = lo;
+  const int splits = vk::ldg(p.plan + 2 * b + 1);
+  if (splits <= 1) return;
+  const RequestDims r = request_dims(p, b);
+  if (tok < r.q_start || tok >= r.q_start + r.n) return;
+  const int64_t fr = (tok - r.q_start) * H + head;
+  const int64_t slot0 = int64_t(vk::ldg(p.plan + 2 * b)) + (fr / PagedTraits::kBlockM) * splits;
+  const int rr = int(fr % PagedTraits::kBlockM);
+
+  float mx = kNegInf;
+  for (int s = lane; s < splits; s += 32) mx = fmaxf(mx, vk::ldg(p.partial_lse + (slot0 + s) * PagedTraits::kBlockM + rr));
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+
+  float acc[16];
+#pragma unroll
+  for (int e = 0; e < 16; ++e) acc[e] = 0.f;
+  float wsum = 0.f;
+  if (mx != kNegInf) {
+#pragma unroll 2
+    for (int s = 0; s < splits; ++s) {
+      const float wt = exp2f(vk::ldg(p.partial_lse + (slot0 + s) * PagedTraits::kBlockM + rr) - mx);
+      wsum += wt;
+      const float4* src = reinterpret_cast<const float4*>(p.partial_o + ((slot0 + s) * PagedTraits::kBlockM + rr) * kHeadDimV);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const float4 v = vk::ldg(src + lane + 32 * c);
+        acc[4 * c] += wt * v.x; acc[4 * c + 1] += wt * v.y; acc[4 * c + 2] += wt * v.z; acc[4 * c + 3] += wt * v.w;
+      }
+    }
+  }
+  const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
+  __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    uint2 v;
+    v.x = vk::pack_bf16x2(acc[4 * c] * inv, acc[4 * c + 1] * inv);
+    v.y = vk::pack_bf16x2(acc[4 * c + 2] * inv, acc[4 * c + 3] * inv);
+    vk::st_global(reinterpret_cast<uint2*>(orow + 4 * (lane + 32 * c)), v);
+  }
+  if (lane == 0 && p.lse != nullptr)
+    vk::st_global(p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride,
+                  wsum > 0.f ? (mx + log2f(wsum)) * kLn2 : kNegInf);
+}
+
+}  // namespace paged
