@@ -128,10 +128,17 @@ __device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, 
   return r;
 }
 
-// The work of this CTA.
+// The work of this CTA, with keys counted from the CTA's first key: keys [0, prefix_keys) are prefix
+// keys (cache rows through kv_indices), keys [prefix_keys, num_keys) are drafts draft0, draft0 + 1, ...
 struct Work {
-  int64_t q_start, kv_start, L, mask_start;
-  int64_t key_begin, key_end;  // keys [key_begin, key_end) of the request's [0, L + n)
+  int64_t q_start;             // first q_extend row of the request
+  int64_t index_start;         // kv_indices element of the CTA's first key (when it is a prefix key)
+  int64_t mask_start;          // custom_mask element of the request's [n, L + n] block
+  int64_t L;                   // prefix length of the request
+  int64_t key_begin;           // the CTA's first key in the request's [0, L + n)
+  int num_keys;                // keys of this CTA
+  int prefix_keys;             // of which prefix keys
+  int draft0;                  // draft index of the CTA's first draft key
   int b;                       // request; -1: this CTA has nothing to do
   int n;                       // draft tokens of the request
   int mt;                      // M tile: folded rows [64 mt, 64 mt + 64)
@@ -149,8 +156,10 @@ __device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* sh
   const int tid = threadIdx.x;
   const int64_t H = p.num_heads;
   if (tid == 0) shared_work->b = -1;
-  int64_t w_local = 0;
-  for (int b = tid; b < p.batch; b += kThreads) {
+  // request tid's sizes stay in registers for the first pass-2 chunk (one round of indptr loads)
+  const RequestDims mine = tid < p.batch ? request_dims(p, tid) : RequestDims{0, 0, 0, 0};
+  int64_t w_local = mine.n > 0 ? ((mine.n * H + 63) / 64) * ((mine.L + mine.n + 15) / 16) : 0;
+  for (int b = tid + kThreads; b < p.batch; b += kThreads) {
     const RequestDims r = request_dims(p, b);
     if (r.n > 0) w_local += ((r.n * H + 63) / 64) * ((r.L + r.n + 15) / 16);
   }
@@ -164,15 +173,13 @@ __device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* sh
   int64_t cta_carry = 0, slot_carry = 0;
   for (int b0 = 0; b0 < p.batch; b0 += kThreads) {
     const int b = b0 + tid;
-    RequestDims r{0, 0, 0, 0};
+    RequestDims r = mine;
+    if (b0 > 0) r = b < p.batch ? request_dims(p, b) : RequestDims{0, 0, 0, 0};
     int64_t mtiles = 0, ktiles = 0, splits = 0;
-    if (b < p.batch) {
-      r = request_dims(p, b);
-      if (r.n > 0) {
-        mtiles = (r.n * H + 63) / 64;
-        ktiles = (r.L + r.n + 15) / 16;
-        splits = (ktiles + C - 1) / C;
-      }
+    if (b < p.batch && r.n > 0) {
+      mtiles = (r.n * H + 63) / 64;
+      ktiles = (r.L + r.n + 15) / 16;
+      splits = (ktiles + C - 1) / C;
     }
     const int64_t ctas = mtiles * splits, slots = splits > 1 ? ctas : 0;
     int64_t cta_total = 0, slot_total = 0;
@@ -185,11 +192,17 @@ __device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* sh
     const int64_t me = blockIdx.x;
     if (b < p.batch && me >= cta_base && me < cta_base + ctas) {
       const int64_t k = me - cta_base, mt = k / splits, split = k % splits;
+      const int64_t key_begin = split * C * 16;
+      const int64_t key_end = (split + 1) * C * 16 < r.L + r.n ? (split + 1) * C * 16 : r.L + r.n;
       Work w;
-      w.q_start = r.q_start; w.kv_start = r.kv_start; w.L = r.L;
+      w.q_start = r.q_start;
+      w.index_start = r.kv_start + key_begin;
       w.mask_start = p.custom_mask ? load_index(p.mask_indptr, b) : 0;
-      w.key_begin = split * C * 16;
-      w.key_end = (split + 1) * C * 16 < r.L + r.n ? (split + 1) * C * 16 : r.L + r.n;
+      w.L = r.L;
+      w.key_begin = key_begin;
+      w.num_keys = int(key_end - key_begin);
+      w.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
+      w.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
       w.b = b; w.n = r.n; w.mt = int(mt);
       w.slot = splits > 1 ? int(slot_base + k) : -1;
       if (w.slot >= p.partial_slots) w.b = -1;  // unreachable by the bound above; never write past the workspace
@@ -206,6 +219,7 @@ __device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* sh
 template <typename Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const PagedVerifyParams p) {
   constexpr int kStages = Tr::kStages, kRowBytes = Tr::kRowBytes, kStageBytes = Tr::kStageBytes;
+  constexpr int kBlockN = Tr::kBlockN;
   unsigned char* smem = vk::dynamic_smem<unsigned char>();
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t4 = lane & 3;  // MMA fragment coordinates (group, thread in group)
@@ -215,42 +229,38 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   if (w.b < 0) return;  // block-uniform
 
   const int H = p.num_heads;
-  const int64_t L = w.L;
-  const int64_t rows = int64_t(w.n) * H;           // folded rows of the request
+  const int nkeys = w.num_keys, npre = w.prefix_keys;
+  const int64_t rows = int64_t(w.n) * H;             // folded rows of the request
   const int64_t row0 = int64_t(w.mt) * Tr::kBlockM;  // first folded row of this M tile
-  const int64_t tok0 = row0 / H;                   // first token of this M tile
-  const int ntiles = int((w.key_end - w.key_begin + Tr::kBlockN - 1) / Tr::kBlockN);
+  const int64_t tok0 = row0 / H;                     // first token of this M tile
+  const int ntiles = (nkeys + kBlockN - 1) / kBlockN;
 
   // ---------------------------------------------------------------- K/V tile loader
-  // Thread -> (row of the 16-key tile, 16-byte chunks c, c + 16, ... of its 72).
+  // Thread -> row ld_row of the 16-key tile, 16-byte chunks ld_chunk, +16, ... of its 72.
   const int ld_row = tid >> 4, ld_chunk = tid & 15;
-  // The cache slot of this thread's row in tile u: >= 0 a slot, -1 not a prefix row, -2 out of range.
-  auto slot_of = [&](int u) -> int64_t {
-    const int64_t j = w.key_begin + int64_t(u) * Tr::kBlockN + ld_row;
-    if (u >= ntiles || j >= w.key_end || j >= L) return -1;
-    const int64_t s = load_index(p.kv_indices, w.kv_start + j);
-    return (s >= 0 && s < p.num_slots) ? s : -2;
+  const __nv_bfloat16* draft_k = p.k_extend + (w.q_start + w.draft0) * p.k_extend_row_stride;  // draft row draft0
+  // The cache slot of this thread's row of tile u: >= 0 a slot, -1 not a prefix row, -2 out of range.
+  auto slot_of = [&](int u) -> int {
+    const int j = u * kBlockN + ld_row;
+    if (j >= npre) return -1;
+    const int64_t s = load_index(p.kv_indices, w.index_start + j);
+    return (s >= 0 && s < p.num_slots) ? int(s) : -2;
   };
-  auto issue_tile = [&](int u, int64_t slot) {
+  auto issue_tile = [&](int u, int slot) {
     unsigned char* dst = smem + Tr::kOffKV + (u % kStages) * kStageBytes + ld_row * kRowBytes;
-    const int64_t j = w.key_begin + int64_t(u) * Tr::kBlockN + ld_row;
-    const __nv_bfloat16* src;
-    bool valid;
-    if (j < L) {
-      valid = slot >= 0;
-      src = p.kv_cache + (valid ? slot : 0) * p.cache_row_stride;
-    } else {
-      valid = j < w.key_end;
-      src = p.k_extend + (valid ? w.q_start + (j - L) : 0) * p.k_extend_row_stride;
-    }
+    const int j = u * kBlockN + ld_row;
+    const bool prefix = j < npre;
+    const bool valid = prefix ? slot >= 0 : j < nkeys;
+    const __nv_bfloat16* src = prefix ? p.kv_cache + int64_t(valid ? slot : 0) * p.cache_row_stride
+                                      : draft_k + int64_t(valid ? j - npre : 0) * p.k_extend_row_stride;
 #pragma unroll
     for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, valid);
   };
 
   // Prologue: cache slots of the first kStages tiles (independent loads), then kStages - 1 tiles in flight.
-  int64_t slot_next;
+  int slot_next;
   {
-    int64_t s[kStages];
+    int s[kStages];
 #pragma unroll
     for (int u = 0; u < kStages; ++u) s[u] = slot_of(u);
 #pragma unroll
@@ -285,7 +295,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   // The draft block of the tree mask, packed on the device: bit c of word (token, c / 32) = token may
   // see draft c (custom_mask when given, else causal or full). Only CTAs whose keys reach the drafts.
   uint32_t* bits = reinterpret_cast<uint32_t*>(smem + Tr::kOffBits);
-  if (w.key_end > L) {
+  if (npre < nkeys) {
     const int words = (w.n + 31) / 32;
     for (int word = 0; word < words; ++word) {
       bool vis[Tr::kBlockM / Tr::kWarps];
@@ -296,7 +306,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
         bool v = false;
         if (tok < w.n && c < w.n) {
           if (p.custom_mask) {
-            const int64_t e = w.mask_start + tok * (L + w.n) + L + c;
+            const int64_t e = w.mask_start + tok * (w.L + w.n) + w.L + c;
             v = e >= 0 && e < p.mask_len && vk::ldg(p.custom_mask + e) != 0;
           } else {
             v = !p.is_causal || c <= tok;
@@ -317,9 +327,13 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int64_t sm_fold = row0 + sm_row;
   const bool sm_ok = sm_fold < rows;
   const int64_t sm_tok = sm_ok ? sm_fold / H : 0;
-  const int sm_tok_local = int(sm_tok - tok0);
-  const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask;
-  const int64_t mask_row = w.mask_start + sm_tok * (L + w.n);
+  const uint32_t* sm_bits = bits + (sm_ok ? int(sm_tok - tok0) : 0) * Tr::kDraftWords;
+  // Prefix columns of the custom mask (only with skip_prefix_custom_mask=False): this row's mask bytes
+  // from the CTA's first key on, and how many of them lie inside custom_mask.
+  const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask && sm_ok;
+  const int64_t mask_e0 = w.mask_start + sm_tok * (w.L + w.n) + w.key_begin;
+  const uint8_t* mask_row = p.custom_mask + (prefix_mask ? mask_e0 : 0);
+  const int mask_room = prefix_mask ? int(clamp64(p.mask_len - mask_e0, 0, npre)) : 0;
   const float scale_prefix = p.sm_scale * p.k_scale, scale_draft = p.sm_scale;
   const float cap = p.logit_cap;
   float m_run = kNegInf, l_run = 0.f;
@@ -346,18 +360,16 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       vk::cp_async_commit();
       slot_next = slot_of(u + 1);  // its latency hides behind this iteration
     }
-    const int64_t key0 = w.key_begin + int64_t(it) * Tr::kBlockN;
+    const int key0 = it * kBlockN;  // first key of the tile (CTA-relative)
     unsigned char* stage = smem + Tr::kOffKV + (it % kStages) * kStageBytes;
 
-    // Prefix columns of the custom mask (only with skip_prefix_custom_mask=False): loaded now, used
-    // after the MMAs.
+    // prefix-column mask bytes: loaded now, used after the MMAs
     unsigned pmask = 0xFu;
-    if (prefix_mask && key0 < L) {
+    if (prefix_mask && key0 < npre) {
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const int64_t j = key0 + 4 * sm_c4 + c, e = mask_row + j;
-        if (sm_ok && j < L && j < w.key_end && e >= 0 && e < p.mask_len && vk::ldg(p.custom_mask + e) == 0)
-          pmask &= ~(1u << c);
+        const int j = key0 + 4 * sm_c4 + c;
+        if (j < mask_room && vk::ldg(mask_row + j) == 0) pmask &= ~(1u << c);
       }
     }
 
@@ -401,11 +413,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 
     // Draft values from v_extend when it is its own tensor (SGLang passes v.contiguous()): they replace
     // the first 512 columns of the draft rows of this tile before P V reads them.
-    const bool v_swap = p.v_extend != nullptr && key0 + Tr::kBlockN > L;
+    const bool v_swap = p.v_extend != nullptr && key0 + kBlockN > npre;
     if (v_swap) {
-      const int64_t j = key0 + ld_row;
-      if (j >= L && j < w.key_end) {
-        const __nv_bfloat16* src = p.v_extend + (w.q_start + (j - L)) * p.v_extend_row_stride;
+      const int j = key0 + ld_row;
+      if (j >= npre && j < nkeys) {
+        const __nv_bfloat16* src = p.v_extend + (w.q_start + w.draft0 + (j - npre)) * p.v_extend_row_stride;
         unsigned char* dst = stage + ld_row * kRowBytes;
 #pragma unroll
         for (int c = ld_chunk; c < kHeadDimV / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, true);
@@ -424,15 +436,15 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       float vs[4];
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const int64_t j = key0 + 4 * sm_c4 + c;
-        const bool prefix = j < L;
-        bool vis = sm_ok && j < w.key_end;
+        const int j = key0 + 4 * sm_c4 + c;
+        const bool prefix = j < npre;
+        bool vis = sm_ok && j < nkeys;
         if (vis) {
           if (prefix) {
             vis = (pmask >> c) & 1u;
           } else {
-            const int dc = int(j - L);
-            vis = (bits[sm_tok_local * Tr::kDraftWords + (dc >> 5)] >> (dc & 31)) & 1u;
+            const int dc = w.draft0 + (j - npre);
+            vis = (sm_bits[dc >> 5] >> (dc & 31)) & 1u;
           }
         }
         float v = x[c] * (prefix ? scale_prefix : scale_draft);
