@@ -13,6 +13,10 @@ PY=.venv/bin/python
 $PY -m pip download -q --no-deps --only-binary=:all: -d "$P/wheels" \
   nbdev==2.4.14 execnb==0.1.18 fastcore==1.14.5 ghapi==1.0.16 \
   openai==2.8.0 partial_json_parser dill loguru gguf compressed-tensors==0.18.0 2>&1 | grep -v "is ignored" || true
+# compiled packages sglang.srt.utils imports: wheels for the device image's CPython 3.12
+$PY -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+  --platform manylinux1_x86_64 -d "$P/wheels" msgspec orjson pybase64 2>&1 | grep -v "is ignored" || true
 SG=$($PY -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('sglang').origin).parent.parent)")
 tar -C "$SG" -czf "$P/sglang-0.5.23-py.tgz" --exclude='__pycache__' \
   $(cd "$SG" && find sglang -name '*.py' -not -path '*/multimodal_gen/*' | sort)
