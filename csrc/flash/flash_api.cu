@@ -25,6 +25,11 @@ Shape check_inputs(const char* fn, const at::Tensor& q, const at::Tensor& kv, co
   TORCH_CHECK(mask.scalar_type() == at::kBool || mask.scalar_type() == at::kByte, fn, ": custom_mask must be bool or uint8, got ", mask.scalar_type());
   TORCH_CHECK(kv.device() == q.device() && mask.device() == q.device(), fn, ": q, kv and custom_mask must be on one device, got ",
               q.device(), ", ", kv.device(), ", ", mask.device());
+#if defined(VK_SIMT)
+  TORCH_CHECK(q.device().is_cpu(), fn, ": the SIMT emulator build runs on CPU tensors, got ", q.device());
+#else
+  TORCH_CHECK(q.is_cuda(), fn, ": the CUDA build needs CUDA tensors, got ", q.device());
+#endif
   TORCH_CHECK(q.is_contiguous() && kv.is_contiguous() && mask.is_contiguous(), fn, ": q, kv and custom_mask must be contiguous");
   TORCH_CHECK(reinterpret_cast<uintptr_t>(q.data_ptr()) % 16 == 0 && reinterpret_cast<uintptr_t>(kv.data_ptr()) % 16 == 0, fn,
               ": q and kv must start at 16-byte aligned addresses (128-bit loads)");

@@ -353,9 +353,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) flash_verify_split_kernel
       const int row = b * kRowsPerBatch + pair / kKeysPerWarp, slot = warp * kKeysPerWarp + pair % kKeysPerWarp;
       const int m = m0 + row;
       const int key = tile + slot;
-      bool visible = false;
-      if (m < num_rows && key < key_end) visible = vk::ld_global(p.mask + (m / p.num_heads) * p.mask_row_stride + key) != 0;
-      if (lane < kPairs) s_s[row * kSStride + slot] = visible ? dot * p.scale_softmax_log2 : kNegInf;
+      if (lane < kPairs) {  // lanes kPairs.. hold copies of the same dot products
+        const bool visible = m < num_rows && key < key_end && vk::ld_global(p.mask + (m / p.num_heads) * p.mask_row_stride + key) != 0;
+        s_s[row * kSStride + slot] = visible ? dot * p.scale_softmax_log2 : kNegInf;
+      }
     }
     __syncthreads();
 
