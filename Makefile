@@ -20,9 +20,9 @@ $(STAMP): requirements.txt requirements-nodeps.txt setup.py settings.ini
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
 	$(BIN)/pip install -q -r requirements.txt 2>&1 | grep -v "is ignored" || true
-	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored" || true
+	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored\|requires\|dependency resolver" || true
 	$(BIN)/pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
-	$(BIN)/python -c "import torch, nbdev, triton, sglang.version; print('venv ready: torch', torch.__version__, '| triton', triton.__version__, '| sglang', sglang.version.__version__)"
+	$(BIN)/python -c "import torch, nbdev, triton; from importlib.metadata import version as v; print('venv ready: torch', torch.__version__, '| triton', triton.__version__, '| nbdev', v('nbdev'), '| sglang', v('sglang'))"
 	@touch $(STAMP)
 
 venv: $(STAMP)
