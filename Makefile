@@ -18,7 +18,6 @@ help:
 # The venv is rebuilt only when the requirement files change (idempotent).
 $(STAMP): requirements.txt requirements-nodeps.txt setup.py settings.ini
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
 	$(BIN)/pip install -q -r requirements.txt 2>&1 | grep -v "is ignored" || true
 	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored\|requires\|dependency resolver" || true
 	$(BIN)/pip install -q --no-deps -e . 2>&1 | grep -v "is ignored" || true
