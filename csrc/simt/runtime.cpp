@@ -284,9 +284,9 @@ struct Worker {
   char* stack_region = nullptr;
   size_t stack_region_bytes = 0, stack_bytes = 0;
   int stack_capacity = 0;
-  bool stacks_dirty = false;  // a block was abandoned (ASan: unpoison its stacks before reuse)
   Fiber* cur = nullptr;
   Block blk;
+  long long blocks_run = 0;  // in the current launch
   unsigned long long t_ld[kMaxTensors], t_st[kMaxTensors];
   Worker() {
     memset(&view, 0, sizeof view);
@@ -331,7 +331,6 @@ struct Worker {
     }
     stack_capacity = cap;
     stack_bytes = stack;
-    stacks_dirty = false;
   }
 };
 
@@ -440,7 +439,6 @@ inline void make_runnable(Block& B, Fiber& f) {
     B.error = fmt("kernel '%s' block %s thread %s: ", B.kname, thread_str(B.bidx).c_str(),
                   w->cur ? thread_str(w->cur->tid).c_str() : "?") + what;
   }
-  w->stacks_dirty = true;
   w->cur->state = kExited;
   block_and_switch(w, false);  // the scheduler sees B.failed and never resumes this fiber
   __builtin_unreachable();
@@ -695,10 +693,6 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   const size_t stack = size_t(g_props.stack_kb) * 1024;
   w->ensure_fibers(B.nwarps * 32, stack);
 #if defined(VK_SIMT_ASAN)
-  if (w->stacks_dirty) {
-    for (Fiber& f : w->fibers) __asan_unpoison_memory_region(f.stack_lo, f.stack_size);
-    w->stacks_dirty = false;
-  }
   __asan_unpoison_memory_region(w->view.dyn_smem, d->smem);
 #endif
   if (d->smem && g_props.poison_smem) memset(w->view.dyn_smem, 0xFF, d->smem);
@@ -708,6 +702,15 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.linear = i; f.warp = i / 32; f.lane = i % 32;
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
+#if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
+    // The frames a fiber left when it last switched away for good (exit, failure) never returned,
+    // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
+    if (f.ctx.sp) {
+      char* sp = static_cast<char*>(f.ctx.sp);
+      if (sp >= f.stack_lo && sp < f.stack_lo + f.stack_size)
+        __asan_unpoison_memory_region(sp, size_t(f.stack_lo + f.stack_size - sp));
+    }
+#endif
     ctx_init(&f.ctx, f.stack_lo, f.stack_size, fiber_main, &f);
     B.queue[size_t(i)] = i;
   }
@@ -720,7 +723,6 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   w->view.c.switches++;
   switch_ctx(&w->sched, &first->ctx, first->stack_lo, first->stack_size, false);
   if (!B.failed && B.exited < n) describe_deadlock(w);
-  if (B.failed) w->stacks_dirty = true;
 #if defined(VK_SIMT_ASAN)
   __asan_poison_memory_region(w->view.dyn_smem, kDynSmemCap);
 #endif
@@ -766,6 +768,27 @@ void fiber_main(void* arg) {
   __builtin_unreachable();
 }
 
+// --------------------------------------------------------------------------- AddressSanitizer hook
+#if defined(VK_SIMT_ASAN)
+// Called by ASan after it printed a report (with halt_on_error=0 the program continues): name the
+// kernel, block and thread, and fail the launch so the report surfaces as a Python exception.
+void asan_report(const char* report) {
+  Worker* w = cur_worker();
+  if (!w || !w->cur) return;
+  Block& B = w->blk;
+  const char* p = strstr(report, "AddressSanitizer:");
+  const std::string first = p ? std::string(p, strcspn(p, "\n")) : std::string("AddressSanitizer error");
+  const std::string who = fmt("kernel '%s' block %s thread %s", B.kname, thread_str(B.bidx).c_str(),
+                              thread_str(w->cur->tid).c_str());
+  fprintf(stderr, "vk_simt: the AddressSanitizer report above comes from %s\n", who.c_str());
+  if (!B.failed) {
+    B.failed = true;
+    B.error = who + ": " + first + " (the report is on stderr)";
+  }
+}
+struct AsanHook { AsanHook() { __asan_set_error_report_callback(asan_report); } } g_asan_hook;
+#endif
+
 // ------------------------------------------------------------------------------------------ launch
 struct Job {
   const LaunchDesc* d;
@@ -797,10 +820,12 @@ void work(Job* job, Worker* w) {
   memset(w->t_ld, 0, sizeof w->t_ld);
   memset(w->t_st, 0, sizeof w->t_st);
   w->view.attributing = g_trace.active.load() && !g_trace.tensors.empty();
+  w->blocks_run = 0;
   for (;;) {
     if (job->failed.load(std::memory_order_relaxed)) break;
     unsigned b = job->next.fetch_add(1);
     if (b >= job->total) break;
+    w->blocks_run++;
     if (!run_block(w, job->d, job->kname, b)) {
       std::lock_guard<std::mutex> g(job->m);
       if (!job->failed.exchange(1)) job->error = w->blk.error;
@@ -1206,8 +1231,9 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   r.blocks = (long long)blocks;
   r.threads = (long long)(blocks * threads);
   r.wall_ns = wall;
-  r.workers = nw;
+  r.workers = 0;  // workers that ran at least one block
   for (Worker* w : job.used) {
+    r.workers += w->blocks_run > 0;
     const Counters& c = w->view.c;
     r.ld_ops += c.ld_ops; r.ld_bytes += c.ld_bytes; r.st_ops += c.st_ops; r.st_bytes += c.st_bytes;
     r.atomics += c.atomics; r.barriers += c.barriers; r.collectives += c.collectives;

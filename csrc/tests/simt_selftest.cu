@@ -535,3 +535,174 @@ at::Tensor st_launch_threads(at::Tensor like, int64_t threads) {
   ST_CHECK_LAUNCH();
   return out;
 }
+
+// ------------------------------------------------------------------ flash-verify-sized workloads
+// (the emulator's speed figures): 8 heads x 16 drafts = 128 query rows over a 512-token prefix,
+// 576-dim latent keys, 512-dim values (the first 512 dims of each latent row, read in place).
+
+// Scalar attention, one block per query row: s_j = (q . k_j) * scale (576 dims, 128-bit loads),
+// softmax over the n keys, o = sum_j p_j v_j (512 dims). q [rows, 576] bf16, kv [n, 576] bf16,
+// out [rows, 512] f32. Every block reads the whole cache: each KV row is read once per query row.
+namespace {
+template <int kThreads>
+__device__ float block_allreduce(float v, float* red, bool is_max) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, w) : v + w;
+  }
+  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  float r = red[0];
+  for (int i = 1; i < kThreads / 32; ++i) r = is_max ? fmaxf(r, red[i]) : r + red[i];
+  __syncthreads();
+  return r;
+}
+}  // namespace
+
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) attn_rowwise_kernel(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ kv,
+                                                                float* __restrict__ out, int n, float scale) {
+  constexpr int kD = 576, kDv = 512, kDvPerThread = kDv / kThreads;
+  static_assert(kDvPerThread == 4, "4 value dims per thread");
+  extern __shared__ float smem[];  // q row (576) then n scores
+  float* qs = smem;
+  float* p = smem + kD;
+  __shared__ float red[kThreads / 32];
+  const int row = blockIdx.x, t = threadIdx.x;
+  const __nv_bfloat162* q2 = reinterpret_cast<const __nv_bfloat162*>(q + int64_t(row) * kD);
+  for (int d = t; d < kD / 2; d += kThreads) {
+    const __nv_bfloat162 v = vk::ld_global(q2 + d);
+    qs[2 * d] = __low2float(v);
+    qs[2 * d + 1] = __high2float(v);
+  }
+  __syncthreads();
+  float mx = -INFINITY;
+  for (int j = t; j < n; j += kThreads) {
+    const uint4* k = reinterpret_cast<const uint4*>(kv + int64_t(j) * kD);
+    float s = 0.f;
+    for (int c = 0; c < kD / 8; ++c) {
+      const uint4 u = vk::ld_global(k + c);  // 8 bf16
+      const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s += qs[8 * c + 2 * e] * __low2float(h[e]) + qs[8 * c + 2 * e + 1] * __high2float(h[e]);
+    }
+    s *= scale;
+    p[j] = s;
+    mx = fmaxf(mx, s);
+  }
+  mx = block_allreduce<kThreads>(mx, red, true);
+  float sum = 0.f;
+  for (int j = t; j < n; j += kThreads) {
+    const float e = __expf(p[j] - mx);
+    p[j] = e;
+    sum += e;
+  }
+  sum = block_allreduce<kThreads>(sum, red, false);  // its barriers also publish p[]
+  float o[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int j = 0; j < n; ++j) {
+    const uint2 u = vk::ld_global(reinterpret_cast<const uint2*>(kv + int64_t(j) * kD) + t);  // dims 4t..4t+3
+    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+    o[0] += p[j] * __low2float(h[0]); o[1] += p[j] * __high2float(h[0]);
+    o[2] += p[j] * __low2float(h[1]); o[3] += p[j] * __high2float(h[1]);
+  }
+  const float inv = 1.f / sum;
+  vk::st_global(reinterpret_cast<float4*>(out + int64_t(row) * kDv) + t, make_float4(o[0] * inv, o[1] * inv, o[2] * inv, o[3] * inv));
+}
+
+at::Tensor st_attn_rowwise(at::Tensor q, at::Tensor kv, double scale) {
+  TORCH_CHECK(q.scalar_type() == at::kBFloat16 && kv.scalar_type() == at::kBFloat16, "q, kv: bf16");
+  TORCH_CHECK(q.dim() == 2 && q.size(1) == 576 && kv.dim() == 2 && kv.size(1) == 576 && q.is_contiguous() && kv.is_contiguous(), "q [rows, 576], kv [n, 576], contiguous");
+  const int rows = int(q.size(0)), n = int(kv.size(0));
+  auto out = at::empty({rows, 512}, q.options().dtype(at::kFloat));
+  const size_t smem = (576 + size_t(n)) * sizeof(float);
+  TORCH_CHECK(smem <= 48 * 1024, "n too large for this kernel's shared memory");
+  attn_rowwise_kernel<128><<<rows, 128, smem, stream()>>>(reinterpret_cast<const __nv_bfloat16*>(q.data_ptr()),
+                                                         reinterpret_cast<const __nv_bfloat16*>(kv.data_ptr()), out.data_ptr<float>(), n, float(scale));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
+// Tensor-core tile loop: C[M,N] (f32) = A[M,K] (bf16, rows lda apart) x B, where B is given as
+// [N][K] (kBKMajor: the latent keys in S = Q K^T) or as [K][N] (the values in O = P V, read in
+// place from the latent cache with rows 576 apart). Block tile 64x64, 4 warps of 16 rows, K steps
+// of 32 staged by cp.async (two stages), fragments by ldmatrix, mma.sync m16n8k16.
+template <bool kBKMajor>
+__global__ void __launch_bounds__(128) gemm_tc_kernel(const __nv_bfloat16* __restrict__ A, int64_t lda, const __nv_bfloat16* __restrict__ B,
+                                                      int64_t ldb, float* __restrict__ C, int64_t ldc, int K) {
+  constexpr int BM = 64, BN = 64, BK = 32;
+  __shared__ __align__(16) __nv_bfloat16 sA[2][BM][BK];
+  __shared__ __align__(16) __nv_bfloat16 sB[2][kBKMajor ? BN : BK][kBKMajor ? BK : BN];
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const int64_t m0 = int64_t(blockIdx.y) * BM, n0 = int64_t(blockIdx.x) * BN;
+  auto load = [&](int stage, int k0) {
+    for (int c = t; c < BM * BK / 8; c += 128) {
+      const int r = c / (BK / 8), cc = c % (BK / 8);
+      vk::cp_async_16(&sA[stage][r][cc * 8], A + (m0 + r) * lda + k0 + cc * 8);
+    }
+    if (kBKMajor) {
+      for (int c = t; c < BN * BK / 8; c += 128) {
+        const int r = c / (BK / 8), cc = c % (BK / 8);
+        vk::cp_async_16(&sB[stage][r][cc * 8], B + (n0 + r) * ldb + k0 + cc * 8);
+      }
+    } else {
+      for (int c = t; c < BK * BN / 8; c += 128) {
+        const int r = c / (BN / 8), cc = c % (BN / 8);
+        vk::cp_async_16(&sB[stage][r][cc * 8], B + (k0 + r) * ldb + n0 + cc * 8);
+      }
+    }
+    vk::cp_async_commit();
+  };
+  float acc[8][4];
+  for (int j = 0; j < 8; ++j)
+    for (int e = 0; e < 4; ++e) acc[j][e] = 0.f;
+  const int nk = K / BK;
+  load(0, 0);
+  for (int kt = 0; kt < nk; ++kt) {
+    if (kt + 1 < nk) {
+      load((kt + 1) & 1, (kt + 1) * BK);
+      vk::cp_async_wait<1>();
+    } else {
+      vk::cp_async_wait<0>();
+    }
+    __syncthreads();
+    const int s = kt & 1;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+      uint32_t a[4];
+      const int mi = lane / 8, r = lane % 8;
+      vk::ldmatrix_x4(a, &sA[s][warp * 16 + (mi % 2) * 8 + r][kk + (mi / 2) * 8]);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        uint32_t b[2];
+        if (kBKMajor) vk::ldmatrix_x2(b, &sB[s][j * 8 + lane % 8][kk + ((lane / 8) % 2) * 8]);
+        else vk::ldmatrix_x2_trans(b, &sB[s][kk + lane % 16][j * 8]);
+        vk::mma_bf16_16816(acc[j], a, b, acc[j]);
+      }
+    }
+    __syncthreads();
+  }
+  const int g = lane / 4, tq = lane % 4;
+  for (int j = 0; j < 8; ++j) {
+    float* c0 = C + (m0 + warp * 16 + g) * ldc + n0 + j * 8 + 2 * tq;
+    vk::st_global(reinterpret_cast<float2*>(c0), make_float2(acc[j][0], acc[j][1]));
+    vk::st_global(reinterpret_cast<float2*>(c0 + 8 * ldc), make_float2(acc[j][2], acc[j][3]));
+  }
+}
+
+// A [M, K] bf16; B [N, K] (b_kmajor) or [K, N] bf16; rows may be strided (inner stride 1, rows
+// 16-byte aligned). Returns C [M, N] f32. M, N multiples of 64, K of 32.
+at::Tensor st_gemm_tc(at::Tensor A, at::Tensor B, bool b_kmajor) {
+  TORCH_CHECK(A.scalar_type() == at::kBFloat16 && B.scalar_type() == at::kBFloat16 && A.dim() == 2 && B.dim() == 2, "A, B: 2-D bf16");
+  TORCH_CHECK(A.stride(1) == 1 && B.stride(1) == 1 && A.stride(0) % 8 == 0 && B.stride(0) % 8 == 0, "rows contiguous and 16-byte aligned");
+  const int64_t M = A.size(0), K = A.size(1), N = b_kmajor ? B.size(0) : B.size(1);
+  TORCH_CHECK((b_kmajor ? B.size(1) : B.size(0)) == K, "inner dimensions differ");
+  TORCH_CHECK(M % 64 == 0 && N % 64 == 0 && K % 32 == 0, "M, N multiples of 64, K of 32");
+  auto C = at::empty({M, N}, A.options().dtype(at::kFloat));
+  const dim3 grid(unsigned(N / 64), unsigned(M / 64));
+  const auto* a = reinterpret_cast<const __nv_bfloat16*>(A.data_ptr());
+  const auto* b = reinterpret_cast<const __nv_bfloat16*>(B.data_ptr());
+  if (b_kmajor) gemm_tc_kernel<true><<<grid, 128, 0, stream()>>>(a, A.stride(0), b, B.stride(0), C.data_ptr<float>(), N, int(K));
+  else gemm_tc_kernel<false><<<grid, 128, 0, stream()>>>(a, A.stride(0), b, B.stride(0), C.data_ptr<float>(), N, int(K));
+  ST_CHECK_LAUNCH();
+  return C;
+}

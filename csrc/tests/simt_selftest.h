@@ -17,3 +17,5 @@ at::Tensor st_traffic(at::Tensor x, at::Tensor y, int64_t threads);
 std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f);
 at::Tensor st_error(at::Tensor like, int64_t kind);
 at::Tensor st_launch_threads(at::Tensor like, int64_t threads);
+at::Tensor st_attn_rowwise(at::Tensor q, at::Tensor kv, double scale);
+at::Tensor st_gemm_tc(at::Tensor A, at::Tensor B, bool b_kmajor);
