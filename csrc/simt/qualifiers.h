@@ -30,6 +30,10 @@
 #define __constant__
 #define __managed__
 #define __launch_bounds__(...)
+// libstdc++'s <memory> spells __attribute__((__noinline__)): parse it before the macro exists.
+#include <memory>
+#undef __noinline__
+#define __noinline__ __attribute__((noinline))
 #if !defined(__grid_constant__)
 #define __grid_constant__
 #endif

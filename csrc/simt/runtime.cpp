@@ -32,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <signal.h>
 #include <string>
 #include <sys/mman.h>
 #include <thread>
@@ -274,6 +275,8 @@ struct Block {
   std::string error;
 };
 
+void install_guard_handler();
+
 struct Worker {
   WorkerView view;  // first: vk_simt_worker points here
   int index = 0;
@@ -305,6 +308,7 @@ struct Worker {
       pthread_attr_destroy(&attr);
     }
     memset(t_ld, 0, sizeof t_ld); memset(t_st, 0, sizeof t_st);
+    install_guard_handler();
   }
   ~Worker() {
     if (stack_region) munmap(stack_region, stack_region_bytes);
@@ -335,6 +339,63 @@ struct Worker {
 };
 
 thread_local std::unique_ptr<Worker> t_worker;
+
+// ------------------------------------------------------------------------ fiber stack overflows
+// Each fiber stack has a PROT_NONE guard page below it, and extensions are built with
+// -fstack-clash-protection (large frames touch every page), so an overflow faults in a guard page.
+// This SIGSEGV/SIGBUS handler (on an alternate signal stack: the fiber's own stack is exhausted)
+// says which kernel, block and thread overflowed and how to give them more stack, then hands the
+// signal to whoever handled it before (Python's faulthandler, the default action: the process
+// ends). Not installed in the ASan build (ASan reports stack overflows itself).
+struct sigaction g_old_segv, g_old_bus;
+void guard_handler(int sig, siginfo_t* si, void* uc) {
+  Worker* w = reinterpret_cast<Worker*>(vk_simt_worker);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(si->si_addr);
+  if (w && w->stack_region && w->cur) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(w->stack_region);
+    const size_t page = size_t(sysconf(_SC_PAGESIZE)), slot = w->stack_bytes + page;
+    if (a >= lo && a < lo + w->stack_region_bytes && (a - lo) % slot < page) {
+      char msg[768];
+      const Block& B = w->blk;
+      const int n = snprintf(msg, sizeof msg,
+                             "vk_simt: stack overflow in kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): the "
+                             "fiber stack of %zu KB is too small (verify_kernel.simt.set_device(stack_kb=...))\n",
+                             B.kname, B.bidx.x, B.bidx.y, B.bidx.z, w->cur->tid.x, w->cur->tid.y, w->cur->tid.z,
+                             w->stack_bytes / 1024);
+      if (n > 0) { ssize_t r = write(2, msg, size_t(n) < sizeof msg ? size_t(n) : sizeof msg); (void)r; }
+    }
+  }
+  struct sigaction* old = sig == SIGSEGV ? &g_old_segv : &g_old_bus;
+  if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+    old->sa_sigaction(sig, si, uc);
+  } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler) {
+    old->sa_handler(sig);
+  } else {
+    signal(sig, SIG_DFL);  // returning re-executes the faulting access: the default action ends the process
+  }
+}
+void install_guard_handler() {
+#if !defined(VK_SIMT_ASAN)
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = guard_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+    sigaction(SIGBUS, &sa, &g_old_bus);
+  });
+  stack_t cur;  // an alternate signal stack for this OS thread, unless it has one
+  if (sigaltstack(nullptr, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+    stack_t ss;
+    ss.ss_size = 64 * 1024;
+    ss.ss_sp = malloc(ss.ss_size);  // kept for the thread's lifetime
+    ss.ss_flags = 0;
+    if (ss.ss_sp) sigaltstack(&ss, nullptr);
+  }
+#endif
+}
 Worker* this_worker() {
   if (!t_worker) t_worker.reset(new Worker());
   return t_worker.get();

@@ -469,7 +469,14 @@ std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f) {
 // other half waits at __syncthreads (deadlock); 5: assert; 6: __trap; 7: ldmatrix with a
 // misaligned row address; 8: a lane calls a shuffle with a mask that excludes it; 9: shuffle
 // width 3; 10: a full-mask shuffle in a 48-thread block (lanes 16-31 of warp 1 do not exist);
+// 11: a 1 MB local array, more than a fiber stack (only in a subprocess: the process ends);
 // 0: none of these (the same kernel runs cleanly).
+__device__ __noinline__ int big_frame(int t) {
+  volatile char big[1 << 20];
+  big[t] = char(t);
+  return big[t];
+}
+
 __global__ void error_kernel(int* out, int kind) {
   const int t = threadIdx.x, lane = t % 32;
   int v = t;
@@ -511,6 +518,9 @@ __global__ void error_kernel(int* out, int kind) {
       break;
     case 10:
       v = __shfl_sync(0xffffffffu, v, 0);
+      break;
+    case 11:
+      v = big_frame(t);
       break;
     default:
       __syncthreads();
