@@ -147,7 +147,8 @@ struct Work {
 
 // The split schedule, computed identically by every CTA from the device-side lengths:
 //   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles),
-//   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, M tile, split).
+//   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
+//   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
 // sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b, which is the fixed grid the host launches,
 // and the split requests use fewer than 2 * target_ctas partial slots. CTA 0 also writes the per-request
 // (first slot, splits) table that the combine kernel reads.
@@ -191,7 +192,7 @@ __device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* sh
     }
     const int64_t me = blockIdx.x;
     if (b < p.batch && me >= cta_base && me < cta_base + ctas) {
-      const int64_t k = me - cta_base, mt = k / splits, split = k % splits;
+      const int64_t k = me - cta_base, split = k / mtiles, mt = k % mtiles;
       const int64_t key_begin = split * C * 16;
       const int64_t key_end = (split + 1) * C * 16 < r.L + r.n ? (split + 1) * C * 16 : r.L + r.n;
       Work w;
@@ -333,7 +334,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask && sm_ok;
   const int64_t mask_e0 = w.mask_start + sm_tok * (w.L + w.n) + w.key_begin;
   const uint8_t* mask_row = p.custom_mask + (prefix_mask ? mask_e0 : 0);
-  const int mask_room = prefix_mask ? int(clamp64(p.mask_len - mask_e0, 0, npre)) : 0;
+  const int mask_room = prefix_mask && mask_e0 >= 0 ? int(clamp64(p.mask_len - mask_e0, 0, npre)) : 0;
   const float scale_prefix = p.sm_scale * p.k_scale, scale_draft = p.sm_scale;
   const float cap = p.logit_cap;
   float m_run = kNegInf, l_run = 0.f;
@@ -523,7 +524,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       const int r = 16 * i + 8 * hh + g;
       const int64_t fr = row0 + r;
       if (fr >= rows) continue;
-      const float l = row_l[r], inv = l > 0.f ? 1.f / l : 0.f;
+      const float l = row_l[r], inv = l == 0.f ? 0.f : 1.f / l;  // nothing visible: o = 0 (a NaN stays NaN)
       const int col = warp * Tr::kColsPV + 2 * t4;
       if (w.slot < 0) {
         const int64_t tok = fr / H, head = fr % H;
@@ -546,13 +547,13 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     const int64_t fr = row0 + r;
     if (fr < rows) {
       const float l = row_l[r];
-      const float lse2 = l > 0.f ? row_m[r] + log2f(l) : kNegInf;  // log2 domain
+      const float lse2 = l == 0.f ? kNegInf : row_m[r] + log2f(l);  // log2 domain; NaN propagates
       if (w.slot >= 0) {
         vk::st_global(p.partial_lse + int64_t(w.slot) * Tr::kBlockM + r, lse2);
       } else if (p.lse != nullptr) {
         const int64_t tok = fr / H, head = fr % H;
         vk::st_global(p.lse + (w.q_start + tok) * p.lse_token_stride + head * p.lse_head_stride,
-                      l > 0.f ? lse2 * kLn2 : kNegInf);
+                      lse2 * kLn2);
       }
     }
   }
@@ -582,24 +583,42 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   const RequestDims r = request_dims(p, b);
   if (tok < r.q_start || tok >= r.q_start + r.n) return;
   const int64_t fr = (tok - r.q_start) * H + head;
-  const int64_t slot0 = int64_t(vk::ldg(p.plan + 2 * b)) + (fr / PagedTraits::kBlockM) * splits;
+  // slots of this row's M tile: first + split * mtiles + mt (CTAs and slots are split-major)
+  const int64_t mtiles = (int64_t(r.n) * H + PagedTraits::kBlockM - 1) / PagedTraits::kBlockM;
+  const int64_t slot0 = int64_t(vk::ldg(p.plan + 2 * b)) + fr / PagedTraits::kBlockM;
   const int rr = int(fr % PagedTraits::kBlockM);
 
   float mx = kNegInf;
-  for (int s = lane; s < splits; s += 32) mx = fmaxf(mx, vk::ldg(p.partial_lse + (slot0 + s) * PagedTraits::kBlockM + rr));
+  bool nan = false;  // a NaN in any split (a NaN row read from the cache) makes the row NaN, as unsplit
+  for (int s = lane; s < splits; s += 32) {
+    const float ls = vk::ldg(p.partial_lse + (slot0 + s * mtiles) * PagedTraits::kBlockM + rr);
+    nan |= ls != ls;
+    mx = fmaxf(mx, ls);
+  }
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+  __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
+  float* lse_out = p.lse != nullptr ? p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride : nullptr;
+  if (__any_sync(0xffffffffu, nan)) {
+    const float qnan = __int_as_float(0x7fc00000);
+    const uint32_t q2 = vk::pack_bf16x2(qnan, qnan);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) vk::st_global(reinterpret_cast<uint2*>(orow + 4 * (lane + 32 * c)), make_uint2(q2, q2));
+    if (lane == 0 && lse_out != nullptr) vk::st_global(lse_out, qnan);
+    return;
+  }
 
   float acc[16];
 #pragma unroll
   for (int e = 0; e < 16; ++e) acc[e] = 0.f;
   float wsum = 0.f;
   if (mx != kNegInf) {
-#pragma unroll 2
+#pragma unroll 4
     for (int s = 0; s < splits; ++s) {
-      const float wt = exp2f(vk::ldg(p.partial_lse + (slot0 + s) * PagedTraits::kBlockM + rr) - mx);
+      const int64_t slot = slot0 + s * mtiles;
+      const float wt = exp2f(vk::ldg(p.partial_lse + slot * PagedTraits::kBlockM + rr) - mx);
       wsum += wt;
-      const float4* src = reinterpret_cast<const float4*>(p.partial_o + ((slot0 + s) * PagedTraits::kBlockM + rr) * kHeadDimV);
+      const float4* src = reinterpret_cast<const float4*>(p.partial_o + (slot * PagedTraits::kBlockM + rr) * kHeadDimV);
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const float4 v = vk::ldg(src + lane + 32 * c);
@@ -607,8 +626,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
       }
     }
   }
-  const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
-  __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
+  const float inv = wsum > 0.f ? 1.f / wsum : 0.f;  // no visible key in any split: o = 0, lse = -inf
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     uint2 v;
@@ -616,9 +634,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
     v.y = vk::pack_bf16x2(acc[4 * c + 2] * inv, acc[4 * c + 3] * inv);
     vk::st_global(reinterpret_cast<uint2*>(orow + 4 * (lane + 32 * c)), v);
   }
-  if (lane == 0 && p.lse != nullptr)
-    vk::st_global(p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride,
-                  wsum > 0.f ? (mx + log2f(wsum)) * kLn2 : kNegInf);
+  if (lane == 0 && lse_out != nullptr) vk::st_global(lse_out, wsum > 0.f ? (mx + log2f(wsum)) * kLn2 : kNegInf);
 }
 
 }  // namespace paged
