@@ -5,6 +5,7 @@
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <cassert>
 #include <cstdint>
 #include <cuda_bf16.h>
@@ -194,6 +195,22 @@ std::vector<int64_t> st_device_attrs() {
   cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
   const cudaDeviceProp* p = at::cuda::getCurrentDeviceProperties();
   return {dev, sms, optin, per_block, warp, major, minor, per_sm, p->multiProcessorCount, int64_t(p->sharedMemPerBlockOptin)};
+}
+
+// Host API calls launch code makes: device guards, memset/memcpy on the stream, occupancy and
+// function attributes. Returns {x's bytes set to 0x3f, a copy of x, [occupancy of
+// block_reduce_kernel<256> with 256 threads, its maxThreadsPerBlock]}.
+std::vector<at::Tensor> st_host_api(at::Tensor x) {
+  const at::cuda::OptionalCUDAGuard guard(x.device());
+  auto a = at::empty_like(x), b = at::empty_like(x);
+  const cudaStream_t s = stream();
+  C10_CUDA_CHECK(cudaMemsetAsync(a.data_ptr(), 0x3f, a.nbytes(), s));
+  C10_CUDA_CHECK(cudaMemcpyAsync(b.data_ptr(), x.data_ptr(), x.nbytes(), cudaMemcpyDeviceToDevice, s));
+  int blocks = 0;
+  C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, block_reduce_kernel<256>, 256, 0));
+  cudaFuncAttributes fa;
+  C10_CUDA_CHECK(cudaFuncGetAttributes(&fa, block_reduce_kernel<256>));
+  return {a, b, at::tensor({int64_t(blocks), int64_t(fa.maxThreadsPerBlock)})};
 }
 
 // ------------------------------------------------------------------ atomics

@@ -19,3 +19,4 @@ at::Tensor st_error(at::Tensor like, int64_t kind);
 at::Tensor st_launch_threads(at::Tensor like, int64_t threads);
 at::Tensor st_attn_rowwise(at::Tensor q, at::Tensor kv, double scale);
 at::Tensor st_gemm_tc(at::Tensor A, at::Tensor B, bool b_kmajor);
+std::vector<at::Tensor> st_host_api(at::Tensor x);
