@@ -127,9 +127,10 @@ inline int __any_sync(unsigned mask, int pred, VK_SIMT_SITE_PARAMS) {
 inline int __all_sync(unsigned mask, int pred, VK_SIMT_SITE_PARAMS) {
   return int(vk_simt::vote(vk_simt::kAll, mask, pred, vk_file, vk_line));
 }
-// Lanes of the warp that exist and have not exited (the emulator has no finer notion of which
-// lanes are "converged" at a point: divergent branches run one lane after another).
-inline unsigned __activemask() { return vk_simt_activemask(); }
+// The lanes of the warp that execute this call together: the emulator waits until no thread of
+// the block can run any more, then every lane waiting at this call site gets the mask of those lanes
+// (lanes that took another branch have exited or wait elsewhere by then).
+inline unsigned __activemask(VK_SIMT_SITE_PARAMS) { return vk_simt_activemask(vk_file, vk_line); }
 
 template <class T>
 inline unsigned __match_any_sync(unsigned mask, T value, VK_SIMT_SITE_PARAMS) {

@@ -230,7 +230,7 @@ Record g_last_record;
 bool g_have_last = false;
 
 // ----------------------------------------------------------------------------------------- workers
-enum State : int { kRunnable = 0, kWaitBarrier, kWaitColl, kExited };
+enum State : int { kRunnable = 0, kWaitBarrier, kWaitColl, kWaitActivemask, kExited };
 
 struct AsyncCopy { void* dst; const void* src; int valid; long long group; };
 
@@ -464,12 +464,38 @@ const char* coll_name(int kind) {
 }
 std::string thread_str(const uint3& t) { return fmt("(%u,%u,%u)", t.x, t.y, t.z); }
 
+inline void make_runnable(Block& B, Fiber& f);
+
+// __activemask(): the lanes waiting at one __activemask call site are released together once no
+// thread of the block can run any more - every other lane has exited or waits somewhere else - so
+// the mask holds exactly the lanes that reached that site (the converged lanes), as on the GPU.
+bool release_activemask(Worker* w) {
+  Block& B = w->blk;
+  bool any = false;
+  for (int i = 0; i < B.n; ++i) {
+    Fiber& f = w->fibers[size_t(i)];
+    if (f.state != kWaitActivemask) continue;
+    unsigned m = 0;
+    Fiber* lanes = &w->fibers[size_t(f.warp) * 32];
+    for (int l = 0; l < 32 && f.warp * 32 + l < B.n; ++l) {
+      const Fiber& o = lanes[l];
+      if (o.state == kWaitActivemask && o.line == f.line && (o.file == f.file || strcmp(o.file, f.file) == 0))
+        m |= 1u << l;
+    }
+    for (int l = 0; l < 32; ++l)
+      if (m >> l & 1) { lanes[l].bar_result = int(m); make_runnable(B, lanes[l]); }
+    any = true;
+  }
+  return any;
+}
+
 // Pick the next runnable fiber of the block and switch to it, or back to the scheduler when none
 // is left. `done`: the current fiber never runs again.
 void block_and_switch(Worker* w, bool done) {
   Block& B = w->blk;
   Fiber* from = w->cur;
   Fiber* to = nullptr;
+  if (!B.failed && B.q_count == 0) release_activemask(w);
   if (!B.failed && B.q_count > 0) {
     int i = B.queue[size_t(B.q_head)];
     B.q_head = (B.q_head + 1) % B.n;
@@ -1067,10 +1093,13 @@ VK_SIMT_API void vk_simt_collective(CollArgs* a, const char* file, int line) {
   f->coll = nullptr;
 }
 
-VK_SIMT_API unsigned vk_simt_activemask(void) {
+VK_SIMT_API unsigned vk_simt_activemask(const char* file, int line) {
   Worker* w = cur_worker();
   if (!w) return 0;
-  return ~w->blk.warp_gone[size_t(w->cur->warp)];
+  Fiber* f = w->cur;
+  f->state = kWaitActivemask; f->file = file; f->line = line;
+  block_and_switch(w, false);
+  return unsigned(f->bar_result);
 }
 
 VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) {

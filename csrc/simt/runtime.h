@@ -90,8 +90,9 @@ extern __thread vk_simt::WorkerView* vk_simt_worker;
 VK_SIMT_API int vk_simt_barrier(int kind, int pred, const char* file, int line);
 // Warp collective: fills a->out for the calling lane once every lane named by a->mask arrived.
 VK_SIMT_API void vk_simt_collective(vk_simt::CollArgs* a, const char* file, int line);
-// The lane mask of lanes in the caller's warp that exist and have not exited.
-VK_SIMT_API unsigned vk_simt_activemask(void);
+// __activemask(): the lanes of the caller's warp that reach the same call site (released when no
+// thread of the block can run any more).
+VK_SIMT_API unsigned vk_simt_activemask(const char* file, int line);
 // Attribution of a global access to registered tensors (only called while attributing).
 VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store);
 // cp.async bookkeeping for the calling thread.
