@@ -220,7 +220,7 @@ def run_on_batch(batch, impl:str|None=None, **kw) -> tuple:
         raise RuntimeError(f"paged.verify_attn_fwd does not serve {batch.name}: {serves_batch(batch)}")
     return o, lse
 
-# %% ../nbs/03_paged_bf16.ipynb #f31f9ab0
+# %% ../nbs/03_paged_bf16.ipynb #5f47288b
 GPU_PEAKS = {  # device-name fragment -> (DRAM bytes/s, dense bf16 tensor FLOP/s), vendor specs
     'H200': (4.8e12, 989e12), 'H100': (3.35e12, 989e12),
     'RTX PRO 6000': (1.792e12, 504e12), 'B200': (8.0e12, 2250e12),
