@@ -12,7 +12,7 @@ from . import build
 # %% auto #0
 __all__ = ['D_QK', 'D_V', 'MAX_SPLITS', 'BLOCK_M', 'BLOCK_N', 'FLASH', 'split_smem_bytes', 'naive_smem_bytes',
            'verify_attn_naive', 'flash_partials', 'verify_attn_flash', 'request_ref', 'default_num_splits',
-           'batch_support', 'run_on_batch']
+           'serves_batch', 'run_on_batch']
 
 # %% ../nbs/02_flash.ipynb #9d719401
 D_QK, D_V = 576, 512  # latent key dims (512 latent + 64 rope); value dims (the first 512 of a kv row)
@@ -176,14 +176,18 @@ def default_num_splits(num_keys:int,  # L + n
     if dtype not in BLOCK_M: raise TypeError(f"default_num_splits: `dtype` must be float32 or bfloat16; got {dtype}")
     return build.load(FLASH, impl).flash_num_splits(int(num_keys), int(num_rows), dtype == torch.bfloat16)
 
-# %% ../nbs/02_flash.ipynb #a0f8d0b0
-def batch_support(batch, kernel:str='flash') -> str|None:
-    "Why `run_on_batch` cannot run `kernel` on `batch` (a VerifyBatch), or None when it can."
-    if kernel not in ('flash', 'naive'): raise ValueError(f"batch_support: `kernel` must be 'flash' or 'naive'; got {kernel!r}")
+# %% ../nbs/02_flash.ipynb #33cbbc73
+def serves_batch(batch, kernel:str='flash') -> str|None:
+    "Why `run_on_batch` cannot run `kernel` on `batch` (a VerifyBatch), or None when it can (for `verify-kernel check`)."
+    if kernel not in ('flash', 'naive'): raise ValueError(f"serves_batch: `kernel` must be 'flash' or 'naive'; got {kernel!r}")
     if batch.dtype not in (torch.bfloat16, torch.float32): return f"dtype {batch.dtype} (these kernels take float32 or bfloat16)"
     if batch.q_extend.shape[-1] != D_QK or batch.v_buffer.shape[-1] != D_V: return f"head dims {batch.q_extend.shape[-1]}/{batch.v_buffer.shape[-1]} (576/512 only)"
     if batch.logit_cap: return "logit_cap (not in the phase-1 kernels)"
     if (batch.k_scale, batch.v_scale) != (1.0, 1.0): return "k_scale / v_scale (not in the phase-1 kernels)"
+    if kernel == 'naive':
+        N = max(batch.prefix_lens) + batch.num_draft_tokens
+        limit = build.load(FLASH, build.resolve_impl(None, batch.q_extend)).naive_max_keys()
+        if N > limit: return f"L + n = {N} keys (the naive kernel takes at most {limit} on this device)"
     return None
 
 def run_on_batch(batch,                    # a verify_kernel.workloads.VerifyBatch (SGLang's target_verify inputs)
@@ -192,7 +196,7 @@ def run_on_batch(batch,                    # a verify_kernel.workloads.VerifyBat
                  num_splits:int|None=None  # flash only: splits per request (None: the default policy)
                 ) -> tuple:                # (o [T, H, 512] in the batch dtype, lse [T, H] float32)
     "Run a kernel on every request of `batch` (`batch.request(b)`: contiguous q, kv, mask) and scatter the outputs back to the batch's token order."
-    why = batch_support(batch, kernel)
+    why = serves_batch(batch, kernel)
     if why: raise ValueError(f"run_on_batch: {kernel} cannot run on {batch.name}: {why}")
     T, H = batch.q_extend.shape[:2]
     o = torch.empty(T, H, D_V, dtype=batch.dtype, device=batch.device)
