@@ -37,7 +37,7 @@ class VerifyDims:
 
 def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices,
                       custom_mask, mask_indptr, sm_scale, logit_cap=0.0, skip_prefix_custom_mask=True, *,
-                      k_scale=1.0, v_scale=1.0, o=None, sync_checks=True, fn='verify_attn') -> VerifyDims:
+                      k_scale=1.0, v_scale=1.0, o=None, sync_checks=True, fn='verify_attn', o_name='o') -> VerifyDims:
     "Check target-verify attention arguments (SGLang's `extend_attention_fwd` conventions); raise `VerifyArgError` naming the argument."
     def bad(arg, expected, got): raise VerifyArgError(f"{fn}: `{arg}` must be {expected}; got {got}")
     if (custom_mask is None) != (mask_indptr is None):
@@ -46,17 +46,17 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
                    qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices)
     if custom_mask is not None or mask_indptr is not None:
         tensors.update(custom_mask=custom_mask, mask_indptr=mask_indptr)
-    if o is not None: tensors['o'] = o
+    if o is not None: tensors[o_name] = o
     for name, t in tensors.items():
         if not isinstance(t, torch.Tensor): bad(name, 'a torch.Tensor', type(t).__name__)
     # ranks and shapes
     for name, what in (('q_extend', '[T, H, Dk]'), ('k_extend', '[T, H_kv, Dk]'), ('v_extend', '[T, H_kv, Dv]'),
-                       ('k_buffer', '[S, H_kv, Dk]'), ('v_buffer', '[S, H_kv, Dv]')) + ((('o', '[T, H, Dv]'),) if o is not None else ()):
+                       ('k_buffer', '[S, H_kv, Dk]'), ('v_buffer', '[S, H_kv, Dv]')) + (((o_name, '[T, H, Dv]'),) if o is not None else ()):
         if tensors[name].dim() != 3: bad(name, f'a 3-D tensor {what}', f'shape {_shape(tensors[name])}')
     for name in ('qo_indptr', 'kv_indptr', 'kv_indices') + (('custom_mask', 'mask_indptr') if 'custom_mask' in tensors else ()):
         if tensors[name].dim() != 1: bad(name, 'a 1-D tensor', f'shape {_shape(tensors[name])}')
     # dtypes
-    for name in ('q_extend', 'k_extend', 'v_extend', 'k_buffer', 'v_buffer') + (('o',) if o is not None else ()):
+    for name in ('q_extend', 'k_extend', 'v_extend', 'k_buffer', 'v_buffer') + ((o_name,) if o is not None else ()):
         if tensors[name].dtype not in _FLOATS: bad(name, 'float16, bfloat16, float32 or float64', tensors[name].dtype)
     if k_extend.dtype != q_extend.dtype or v_extend.dtype != q_extend.dtype:
         bad('k_extend/v_extend', f'the dtype of q_extend ({q_extend.dtype})', f'{k_extend.dtype}/{v_extend.dtype}')
@@ -69,7 +69,7 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
     for name, t in tensors.items():
         if t.device != dev: bad(name, f'on the device of q_extend ({dev})', t.device)
     # strides: rows are read with unit stride in the last dim, index arrays with plain offsets
-    for name in ('q_extend', 'k_extend', 'v_extend', 'k_buffer', 'v_buffer') + (('o',) if o is not None else ()):
+    for name in ('q_extend', 'k_extend', 'v_extend', 'k_buffer', 'v_buffer') + ((o_name,) if o is not None else ()):
         t = tensors[name]
         if t.shape[-1] > 1 and t.stride(-1) != 1: bad(name, 'unit-stride in its last dim', f'strides {t.stride()}')
     for name in ('qo_indptr', 'kv_indptr', 'kv_indices') + (('custom_mask', 'mask_indptr') if 'custom_mask' in tensors else ()):
@@ -83,7 +83,7 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
     if k_buffer.shape[2] != Dk: bad('k_buffer', f'[S, H_kv, Dk] with Dk = {Dk} (from q_extend)', f'shape {_shape(k_buffer)}')
     if _shape(v_buffer)[:2] != (S, Hkv): bad('v_buffer', f'[S, H_kv, Dv] with S, H_kv = {(S, Hkv)} (from k_buffer)', f'shape {_shape(v_buffer)}')
     if Hkv < 1 or H % Hkv: bad('q_extend', f'a head count H divisible by the KV heads ({Hkv})', f'H = {H}')
-    if o is not None and _shape(o) != (T, H, Dv): bad('o', f'[T, H, Dv] = {(T, H, Dv)}', f'shape {_shape(o)}')
+    if o is not None and _shape(o) != (T, H, Dv): bad(o_name, f'[T, H, Dv] = {(T, H, Dv)}', f'shape {_shape(o)}')
     if qo_indptr.numel() < 1: bad('qo_indptr', 'of length B + 1 >= 1', 'an empty tensor')
     B = qo_indptr.numel() - 1
     if kv_indptr.numel() != B + 1: bad('kv_indptr', f'of length B + 1 = {B + 1} (as qo_indptr)', f'length {kv_indptr.numel()}')

@@ -78,7 +78,7 @@ def _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indp
     if check_values is None: check_values = isinstance(q_extend, Tensor) and q_extend.device.type == 'cpu'
     d = check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                           mask_indptr, sm_scale, logit_cap, skip_prefix_custom_mask, k_scale=ks, v_scale=vs, o=o_extend,
-                          sync_checks=check_values, fn=fn)
+                          sync_checks=check_values, fn=fn, o_name='o_extend')
     def bad(arg, expected, got): raise VerifyArgError(f"{fn}: `{arg}` must be {expected}; got {got}")
     if o_extend.dtype != q_extend.dtype: bad('o_extend', f'of the dtype of q_extend ({q_extend.dtype})', o_extend.dtype)
     if not isinstance(is_causal, bool): bad('is_causal', 'a bool', repr(is_causal))
