@@ -55,20 +55,26 @@ try:
 except Exception as e: print('triton unavailable:', e)
 PY
 
-# 1. every kernel family built for this GPU (reports build time; failures show the compiler's errors)
-step "build kernel families for this GPU" $PY - <<'PY'
-import time, importlib
-from verify_kernel import build
-fams = [build.PROBE]
-for mod, attr in [('verify_kernel.flash', 'FLASH'), ('verify_kernel.paged', 'PAGED')]:
-    try: fams.append(getattr(importlib.import_module(mod), attr))
-    except (ImportError, AttributeError) as e: print(f'  (no {mod}.{attr}: {e})')
-for f in fams:
-    t = time.time(); build.load(f, 'cuda'); print(f'  built {f.name} for {build.build_archs()} in {time.time()-t:.0f} s')
-PY
+# 1. every kernel family built for this GPU, in parallel (16 cores there; the notebooks then load
+#    them from torch's extension cache). Failures show the compiler's errors.
+build_family() { # build_family MODULE ATTR
+  $PY -c "import time; from verify_kernel import build; import importlib
+f = getattr(importlib.import_module('$1'), '$2'); t = time.time(); build.load(f, 'cuda')
+print(f'  built {f.name} for {build.build_archs()} in {time.time()-t:.0f} s')"
+}
+build_all() {
+  local pids=() rc=0
+  build_family verify_kernel.build PROBE & pids+=($!)
+  build_family verify_kernel.flash FLASH & pids+=($!)
+  build_family verify_kernel.paged PAGED & pids+=($!)
+  $PY -c "from verify_kernel import simt; import time; t=time.time(); from verify_kernel import build; simt.load_selftest('cuda', build.build_archs()); print(f'  built the SIMT self-test for the GPU in {time.time()-t:.0f} s')" & pids+=($!)
+  for p in "${pids[@]}"; do wait $p || rc=1; done
+  return $rc
+}
+step "build kernel families for this GPU" build_all
 
 # 2. the gpu cells of every notebook that has them (outputs kept in the notebooks)
-nbs=$(grep -l '#| gpu' nbs/*.ipynb 2>/dev/null | sort)
+nbs=$(grep -l '^ *"#| gpu' nbs/*.ipynb 2>/dev/null | sort)   # notebooks with gpu-flagged code cells
 for nb in $nbs; do
   step "gpu cells of $(basename $nb)" timeout 420 $PY scripts/execute_nb.py --gpu-only --flags "gpu" "$nb"
 done
