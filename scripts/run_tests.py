@@ -57,7 +57,7 @@ only = os.environ.get('VK_TEST_ONLY')  # optional regex to run a subset while de
 if only: nbs = [p for p in nbs if re.search(only, p.name)]
 for nb in nbs: nbdev_test(nb)
 for nb in nbs:
-    if re.search(r'#\|\s*cuda_build', nb.read_text()): nbdev_test(nb, 'cuda_build')
+    if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M): nbdev_test(nb, 'cuda_build')  # a code cell flagged cuda_build
 passed = sum(ok for _, ok in results); failed = len(results) - passed
 print(f"total {time.time() - t0:.0f} s")
 print(f"{passed} passed, {failed} failed")
