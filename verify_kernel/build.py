@@ -4,7 +4,7 @@
 
 # %% ../nbs/01b_build.ipynb #8ffd165a
 from __future__ import annotations
-import os, re, shutil, subprocess, sys, tempfile, threading, time, math
+import os, re, shutil, subprocess, tempfile, threading, time, math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -12,10 +12,10 @@ import torch
 
 # %% auto #0
 __all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'SM_LIMITS', 'RESERVED_SMEM_PER_BLOCK',
-           'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'nvcc', 'arch_for_capability', 'detect_arch',
-           'build_archs', 'gencode_flags', 'KernelFamily', 'KernelBuildError', 'resolve_impl', 'load', 'occupancy',
-           'KernelGate', 'parse_ptxas', 'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates',
-           'show_gates']
+           'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension', 'nvcc',
+           'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily', 'KernelBuildError',
+           'resolve_impl', 'include_paths', 'load', 'occupancy', 'KernelGate', 'parse_ptxas', 'parse_sass',
+           'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates']
 
 # %% ../nbs/01b_build.ipynb #1d8ad9c4
 def csrc_dir() -> Path:
@@ -34,7 +34,7 @@ def cuda_home() -> Path:
     "The CUDA toolkit (nvcc, ptxas): `$CUDA_HOME`, else /usr/local/cuda."
     return Path(os.environ.get('CUDA_HOME') or '/usr/local/cuda')
 
-def _torch_cpp_extension():
+def torch_cpp_extension():
     "torch.utils.cpp_extension, pointed at our CUDA toolkit (torch reads CUDA_HOME once, at import)."
     os.environ.setdefault('CUDA_HOME', str(cuda_home()))
     import logging
@@ -117,7 +117,8 @@ def resolve_impl(impl:str|None, *tensors) -> str:
     if impl == 'simt' and dev != 'cpu': raise ValueError(f"impl='simt' runs on CPU tensors, got {dev} tensors")
     return impl
 
-def _include_paths() -> list[str]:
+def include_paths() -> list[str]:
+    "Include directories a GPU build of a csrc family needs: csrc/ and pip's CUDA 13 headers."
     paths = [str(csrc_dir())]
     cu13 = Path(torch.__file__).resolve().parent.parent/'nvidia'/'cu13'/'include'  # ATen/cuda/CUDAContext.h needs it
     if cu13.exists(): paths.append(str(cu13))
@@ -145,7 +146,7 @@ def _error_lines(msg:str, limit=25) -> str:
     lines = [l for l in msg.splitlines() if re.search(r'error|undefined reference|fatal', l, re.I)]
     return '\n'.join(lines[:limit]) or msg[-4000:]
 
-def _cached_dir(name): return Path(_torch_cpp_extension()._get_build_directory(name, verbose=False))
+def _cached_dir(name): return Path(torch_cpp_extension()._get_build_directory(name, verbose=False))
 
 _loaded = {}
 def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwargs):
@@ -162,8 +163,8 @@ def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwar
     try:
         if impl == 'cuda':
             nvcc()
-            build = lambda: _torch_cpp_extension().load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),
-                extra_include_paths=_include_paths(), extra_cuda_cflags=NVCC_FLAGS + gencode_flags(archs),
+            build = lambda: torch_cpp_extension().load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),
+                extra_include_paths=include_paths(), extra_cuda_cflags=NVCC_FLAGS + gencode_flags(archs),
                 extra_cflags=['-O2'], verbose=verbose, **kwargs)
         else:
             from verify_kernel import simt
@@ -222,7 +223,6 @@ class KernelGate:
     def ok(self) -> bool: return self.spill_stores == 0 and self.spill_loads == 0 and self.local_memory_ops == 0
 
 def _tool(name) -> Path:
-    p = Path(sys.executable).parent.parent/'lib'
     for cand in [*Path(torch.__file__).resolve().parent.parent.glob(f'nvidia/cu*/bin/{name}'), cuda_home()/'bin'/name]:
         if cand.exists(): return cand
     found = shutil.which(name)

@@ -4,8 +4,8 @@
 
 # %% ../nbs/80_check.ipynb #a11f6596
 from __future__ import annotations
-import argparse, datetime, json, os, platform, sys, time, traceback
-from dataclasses import dataclass, field
+import argparse, datetime, importlib, json, os, platform, time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 import torch
@@ -32,11 +32,10 @@ def _sglang_unavailable():
 
 def _sglang_run(batch):
     from verify_kernel import sglang_support
-    o, lse = sglang_support.sglang_extend_attention(batch, lse=True)
-    return o, lse
+    return sglang_support.sglang_extend_attention(batch, lse=True)
 
 def _module_unavailable(mod):
-    try: __import__(f'verify_kernel.{mod}')
+    try: importlib.import_module(f'verify_kernel.{mod}')
     except ImportError as e: return f"verify_kernel.{mod} is not available: {e}"
 
 def implementations() -> list[Impl]:
@@ -46,17 +45,11 @@ def implementations() -> list[Impl]:
         Impl('sglang-triton', _sglang_run, _sglang_unavailable,
              what="SGLang 0.5.23 extend_attention_fwd (compiled Triton on a GPU, interpreter on the CPU)"),
     ]
-    for mod, kernels in (('flash', ('naive', 'flash')), ('paged', ('paged',))):
-        for k in kernels:
-            def run(b, mod=mod, k=k):
-                m = __import__(f'verify_kernel.{mod}', fromlist=['run_on_batch'])
-                return m.run_on_batch(b, kernel=k) if mod == 'flash' else m.run_on_batch(b)
-            def serves(b, mod=mod, k=k):
-                m = __import__(f'verify_kernel.{mod}', fromlist=['serves_batch'])
-                f = getattr(m, 'serves_batch', None)
-                return f(b, kernel=k) if (f and mod == 'flash') else (f(b) if f else None)
-            impls.append(Impl(f'{mod}-{k}' if mod == 'flash' else k, run, lambda mod=mod: _module_unavailable(mod), serves,
-                              what=f'verify_kernel.{mod} ({k}); CUDA on a GPU, the SIMT emulator on the CPU'))
+    def kernel(mod, name, **kw):
+        m = lambda: importlib.import_module(f'verify_kernel.{mod}')
+        return Impl(name, lambda b: m().run_on_batch(b, **kw), lambda: _module_unavailable(mod), lambda b: m().serves_batch(b, **kw),
+                    what=f"verify_kernel.{mod}{' (' + kw['kernel'] + ')' if kw else ''}; CUDA on a GPU, the SIMT emulator on the CPU")
+    impls += [kernel('flash', 'flash-naive', kernel='naive'), kernel('flash', 'flash-flash', kernel='flash'), kernel('paged', 'paged')]
     return impls
 
 # %% ../nbs/80_check.ipynb #723646e6

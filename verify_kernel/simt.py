@@ -554,15 +554,13 @@ def load_selftest(impl:str='simt', archs=None, verbose:bool=False):
     if impl == 'simt':
         return load_inline('simt_selftest', cpp, cu, functions=list(SELFTEST_FUNCTIONS), extra_include_paths=[str(csrc_dir())], verbose=verbose)
     if impl != 'cuda': raise ValueError(f"impl must be 'simt' or 'cuda', got {impl!r}")
-    from torch.utils.cpp_extension import load_inline as torch_load_inline
-    from verify_kernel.build import gencode_flags, cuda_home
-    os.environ.setdefault('CUDA_HOME', str(cuda_home()))
+    from verify_kernel import build  # the GPU build set-up every family uses (CUDA_HOME, include paths, nvcc flags)
     archs = list(archs or [])
     if not archs: raise ValueError("impl='cuda' needs archs, e.g. ['sm_90a']")
-    cu13 = Path(torch.__file__).resolve().parent.parent/'nvidia'/'cu13'/'include'  # ATen/cuda/CUDAContext.h needs it
-    return torch_load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
-                             extra_include_paths=[str(csrc_dir())] + ([str(cu13)] if cu13.exists() else []),
-                             extra_cuda_cflags=['-O3', '-std=c++20', *gencode_flags(archs)], verbose=verbose)
+    build.nvcc()
+    return build.torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
+                             extra_include_paths=build.include_paths(),
+                             extra_cuda_cflags=['-O3', '-std=c++20', *build.gencode_flags(archs)], verbose=verbose)
 
 # %% ../nbs/01_simt.ipynb #e1e35119
 ASAN_OPTIONS = 'detect_leaks=0:halt_on_error=0:detect_stack_use_after_return=0:detect_odr_violation=0'
