@@ -15,7 +15,8 @@ __all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_F
            'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension', 'nvcc',
            'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily', 'KernelBuildError',
            'resolve_impl', 'include_paths', 'load', 'occupancy', 'KernelGate', 'parse_ptxas', 'parse_sass',
-           'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates']
+           'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates', 'ApproxSite', 'approx_sites',
+           'check_approx', 'show_approx']
 
 # %% ../nbs/01b_build.ipynb #1d8ad9c4
 def csrc_dir() -> Path:
@@ -128,7 +129,12 @@ def include_paths() -> list[str]:
 # that compiles in one place compiles in all (e.g. no implicit bf16 <-> float conversions).
 TORCH_NVCC_DEFINES = ['-D__CUDA_NO_HALF_OPERATORS__', '-D__CUDA_NO_HALF_CONVERSIONS__',
                       '-D__CUDA_NO_BFLOAT16_CONVERSIONS__', '-D__CUDA_NO_HALF2_OPERATORS__']
-NVCC_FLAGS = ['-O3', '-std=c++20', '--use_fast_math', '-lineinfo', '--expt-relaxed-constexpr']
+# No --use_fast_math, and -fmad=false: every + - * / and sqrtf is the IEEE operation the emulator's host
+# arithmetic performs (bit-exact there), and the only approximations left are the CUDA math functions,
+# which the emulator models with their documented errors (simt.MATH_MODEL; `check_approx` below proves
+# that every approximate PTX instruction of every kernel comes from one of them). Measured on the paged
+# kernel (nvcc 13.0, sm_120a, 2026-12-02): -fmad=false changes its SASS by 1 FFMA -> FMUL + FADD.
+NVCC_FLAGS = ['-O3', '-std=c++20', '-fmad=false', '-lineinfo', '--expt-relaxed-constexpr']
 
 class _Progress:
     "Prints a line when a long build starts, a heartbeat every `every` s, and the time it took."
@@ -274,8 +280,8 @@ def _compile_gate(family:KernelFamily, arch:str, src_hash:str) -> tuple:
     with tempfile.TemporaryDirectory() as d:
         src, cubin = Path(d)/'gate.cu', Path(d)/'gate.cubin'
         src.write_text(_gate_source(family))
-        cmd = [str(nvcc()), '-cubin', f'-arch={arch}', '-Xptxas', '-v', '-O3', '-std=c++20', '--use_fast_math',
-               '--expt-relaxed-constexpr', *TORCH_NVCC_DEFINES, f'-I{csrc_dir()}', str(src), '-o', str(cubin)]
+        cmd = [str(nvcc()), '-cubin', f'-arch={arch}', '-Xptxas', '-v', *NVCC_FLAGS, *TORCH_NVCC_DEFINES,
+               f'-I{csrc_dir()}', str(src), '-o', str(cubin)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode: raise KernelBuildError(f"static gate compile of {family.name!r} for {arch} failed:\n{_error_lines(r.stderr + r.stdout)}")
         sass = subprocess.run([str(_tool('cuobjdump')), '-sass', str(cubin)], capture_output=True, text=True, check=True).stdout
@@ -341,5 +347,71 @@ def show_gates(rows):
                    f"{s.get('ldg128',0)} | {s.get('ldgsts',0)} | {s.get('ldsm',0)} | {s.get('hmma',0)} | {g.local_memory_ops} | {s.get('bar',0)} | "
                    f"{g.threads or ''} | {'' if g.smem_dynamic is None else g.smem_dynamic} | {o.get('blocks_per_sm','')} | "
                    f"{_occ_str(o)} | {'ok' if g.ok else 'FAIL'} |")
+    from IPython.display import Markdown
+    return Markdown('\n'.join(out))
+
+# %% ../nbs/01b_build.ipynb #4c885be5
+_APPROX_RX = re.compile(r'\b((?:ex2|lg2|tanh|rcp|div|sqrt|rsqrt|sin|cos)\.(?:approx|full)[.a-z0-9]*|[a-z]+\d*\.(?:[a-z]+\.)*ftz(?:\.[a-z0-9]+)*)')
+
+@dataclass
+class ApproxSite:
+    "Approximate PTX instructions of one kernel on one source line, and the modelled math calls of that line."
+    family: str; arch: str; kernel: str; instruction: str; file: str; line: int; count: int
+    text: str = ''              # the source line
+    modelled_by: tuple = ()     # modelled math functions called on the line whose expansion may hold `instruction`
+    @property
+    def ok(self) -> bool: return bool(self.modelled_by)
+
+@lru_cache(maxsize=None)
+def _compile_ptx(family:KernelFamily, arch:str, src_hash:str, flags:tuple) -> str:
+    with tempfile.TemporaryDirectory() as d:
+        src, ptx = Path(d)/'gate.cu', Path(d)/'gate.ptx'
+        src.write_text(_gate_source(family))
+        r = subprocess.run([str(nvcc()), '-ptx', f'-arch={arch}', *flags, *TORCH_NVCC_DEFINES, f'-I{csrc_dir()}', str(src), '-o', str(ptx)],
+                           capture_output=True, text=True)
+        if r.returncode: raise KernelBuildError(f"PTX compile of {family.name!r} for {arch} failed:\n{_error_lines(r.stderr + r.stdout)}")
+        return ptx.read_text()
+
+def approx_sites(family:KernelFamily, arch:str, flags=None) -> list[ApproxSite]:
+    "Every approximate / flush-to-zero PTX instruction of `family` at `arch` (built with `flags`, default `NVCC_FLAGS`), by kernel and source line."
+    from verify_kernel.simt import MATH_MODEL
+    flags = tuple(NVCC_FLAGS if flags is None else flags)
+    if '-lineinfo' not in flags: flags += ('-lineinfo',)
+    ptx = _compile_ptx(family, arch, _family_hash(family), flags)
+    files = dict(re.findall(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', ptx, re.M))
+    counts, loc, kernel = {}, (None, 0), None
+    for line in ptx.splitlines():
+        if (m := re.match(r'\s*\.loc\s+(\d+)\s+(\d+)', line)): loc = (files.get(m[1], '?'), int(m[2])); continue
+        if (m := re.match(r'\s*\.(?:visible\s+)?\.entry\s+([\w$]+)', line)): kernel = m[1]; continue
+        code = line.split('//')[0]
+        for ins in _APPROX_RX.findall(code):
+            counts[(kernel, ins, *loc)] = counts.get((kernel, ins, *loc), 0) + 1
+    names = _demangle(sorted({k[0] for k in counts if k[0]}))
+    rows, texts = [], {}
+    for (kern, ins, file, ln), cnt in sorted(counts.items(), key=str):
+        if file not in texts:
+            p = Path(file)
+            texts[file] = p.read_text(errors='replace').splitlines() if p.exists() else []
+        text = texts[file][ln - 1].strip() if 0 < ln <= len(texts[file]) else ''
+        code = text.split('//')[0]
+        called = [f for f in MATH_MODEL if re.search(r'(?<![\w.>])' + re.escape(f) + r'\s*\(', code)]
+        rows.append(ApproxSite(family.name, arch, names.get(kern, kern or '?'), ins, file, ln, cnt, text,
+                               tuple(f for f in called if ins in MATH_MODEL[f][1])))
+    return rows
+
+def check_approx(families, archs=GATE_ARCHS, flags=None) -> list[ApproxSite]:
+    "Raise unless every approximate PTX instruction of every kernel comes from a modelled math function; returns the sites."
+    rows = [s for f in families for a in archs for s in approx_sites(f, a, flags)]
+    bad = [s for s in rows if not s.ok]
+    if bad: raise AssertionError('approximate PTX instructions the emulator does not model:\n' + '\n'.join(
+        f"  {s.arch} {_short(s.kernel, 60)}: {s.count} x {s.instruction} at {Path(s.file).name}:{s.line}: {s.text[:90]}" for s in bad))
+    return rows
+
+def show_approx(rows):
+    "A markdown table of `approx_sites` rows."
+    out = ['| family | kernel | arch | instruction | count | source line | modelled by |', '|---|---|---|---|---|---|---|']
+    for s in rows:
+        out.append(f"| {s.family} | `{_short(s.kernel, 50)}` | {s.arch} | `{s.instruction}` | {s.count} | "
+                   f"`{Path(s.file).name}:{s.line}` `{s.text[:70]}` | {', '.join(s.modelled_by) or '**not modelled**'} |")
     from IPython.display import Markdown
     return Markdown('\n'.join(out))

@@ -12,10 +12,11 @@ from torch import Tensor
 from .build import csrc_dir
 
 # %% auto #0
-__all__ = ['PRESETS', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir', 'runtime_library', 'runtime',
-           'device_props', 'set_device', 'emulated_device', 'rewrite_launches', 'rewrite_shared', 'rewrite_cuda',
-           'load_inline', 'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources',
-           'load_selftest', 'asan_library', 'run_asan', 'switch_cost']
+__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
+           'runtime_library', 'runtime', 'device_props', 'set_device', 'emulated_device', 'rewrite_launches',
+           'rewrite_shared', 'rewrite_math', 'rewrite_cuda', 'load_inline', 'LaunchRecord', 'last_launch',
+           'launch_count', 'Trace', 'trace', 'selftest_sources', 'load_selftest', 'asan_library', 'run_asan',
+           'switch_cost']
 
 # %% ../nbs/01_simt.ipynb #69a746e2
 def simt_dir() -> Path:
@@ -96,7 +97,8 @@ class _Props(ctypes.Structure):
                    'regs_per_block', 'max_blocks_per_sm', 'l2_bytes')],
                 ('global_mem', ctypes.c_longlong), ('clock_khz', ctypes.c_int), ('mem_clock_khz', ctypes.c_int),
                 ('mem_bus_width', ctypes.c_int), ('workers', ctypes.c_int), ('stack_kb', ctypes.c_int),
-                ('launch_errors_raise', ctypes.c_int), ('poison_smem', ctypes.c_int)]
+                ('launch_errors_raise', ctypes.c_int), ('poison_smem', ctypes.c_int),
+                ('math_mode', ctypes.c_int), ('math_seed', ctypes.c_uint)]
 
 _COUNTERS = ('ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics', 'barriers', 'collectives', 'switches')
 class _Record(ctypes.Structure):
@@ -150,6 +152,9 @@ PRESETS = {
                   max_threads_per_sm=2048, warps_per_sm=64, regs_per_sm=65536, regs_per_block=65536,
                   max_blocks_per_sm=32, l2_bytes=60 << 20, global_mem=141 * 10**9),
 }
+# What CUDA math functions return (see "Math functions"): correctly rounded, or moved by their whole
+# documented error towards +inf / -inf, or by a seeded draw within it.
+MATH_MODES = ('exact', 'max_up', 'max_down', 'max_random')
 _INT_PROPS = ('sm_count', 'smem_per_block', 'smem_optin', 'smem_per_sm', 'max_threads_per_block',
               'max_threads_per_sm', 'warps_per_sm', 'regs_per_sm', 'regs_per_block', 'max_blocks_per_sm',
               'l2_bytes', 'global_mem', 'workers', 'stack_kb')
@@ -159,7 +164,8 @@ def device_props() -> dict:
     p = _Props(); _rt().vk_simt_get_props(ctypes.byref(p))
     d = dict(name=p.name.decode(), cc=(p.cc_major, p.cc_minor))
     d.update({k: getattr(p, k) for k in _INT_PROPS})
-    d.update(launch_errors='raise' if p.launch_errors_raise else 'return', poison_smem=bool(p.poison_smem))
+    d.update(launch_errors='raise' if p.launch_errors_raise else 'return', poison_smem=bool(p.poison_smem),
+             math=MATH_MODES[p.math_mode], math_seed=p.math_seed)
     return d
 
 def set_device(preset:str|None=None, **props) -> dict:
@@ -173,8 +179,10 @@ def set_device(preset:str|None=None, **props) -> dict:
     if bad: raise ValueError(f"unknown device properties {sorted(bad)}; known: {sorted(new)}")
     new.update(props)
     if new['launch_errors'] not in ('raise', 'return'): raise ValueError(f"launch_errors must be 'raise' or 'return', got {new['launch_errors']!r}")
+    if new['math'] not in MATH_MODES: raise ValueError(f"math must be one of {MATH_MODES}, got {new['math']!r}")
     p = _Props(name=new['name'].encode()[:95], cc_major=new['cc'][0], cc_minor=new['cc'][1],
                launch_errors_raise=int(new['launch_errors'] == 'raise'), poison_smem=int(bool(new['poison_smem'])),
+               math_mode=MATH_MODES.index(new['math']), math_seed=int(new['math_seed']) & 0xffffffff,
                clock_khz=2617000 if new['cc'][0] >= 12 else 1980000, mem_clock_khz=14001000 if new['cc'][0] >= 12 else 2619000,
                mem_bus_width=512 if new['cc'][0] >= 12 else 6144, **{k: int(new[k]) for k in _INT_PROPS})
     err = ctypes.create_string_buffer(512)
@@ -310,9 +318,43 @@ def rewrite_shared(s:str) -> str:
     s = sub(_EXTERN_SHARED, ext, s, m)
     return sub(_STATIC_SHARED, lambda mt: '__shared__', s, _code_mask(s))
 
+# The CUDA math functions the emulator models (csrc/simt/device_api.h, namespace vk_simt_math): name ->
+# (the worst error the CUDA C++ Programming Guide documents, the PTX approximate instructions the
+# function's GPU expansion may hold - checked against nvcc's output in this notebook and matched
+# against every kernel's PTX by `build.check_approx`). Standard names are rewritten to vk_simt_math::
+# in kernel sources; the __ intrinsics are global functions of the emulator's device API.
+MATH_MODEL = {
+    'exp2f': ('2 ulp', ('ex2.approx.f32', 'ex2.approx.ftz.f32')),
+    'expf': ('2 ulp', ('ex2.approx.f32', 'ex2.approx.ftz.f32')),
+    'exp10f': ('2 ulp', ('ex2.approx.f32', 'ex2.approx.ftz.f32')),
+    'logf': ('1 ulp', ('lg2.approx.f32', 'lg2.approx.ftz.f32')),
+    'log2f': ('1 ulp', ('lg2.approx.f32', 'lg2.approx.ftz.f32')),
+    'log10f': ('2 ulp', ('lg2.approx.f32', 'lg2.approx.ftz.f32')),
+    'tanhf': ('2 ulp', ('tanh.approx.f32', 'ex2.approx.f32', 'ex2.approx.ftz.f32', 'rcp.approx.f32', 'rcp.approx.ftz.f32')),
+    'sinf': ('2 ulp', ('sin.approx.f32', 'sin.approx.ftz.f32')),
+    'cosf': ('2 ulp', ('cos.approx.f32', 'cos.approx.ftz.f32')),
+    'rsqrtf': ('2 ulp', ('rsqrt.approx.f32', 'rsqrt.approx.ftz.f32')),
+    '__expf': ('2 + floor(|1.173 x|) ulp', ('ex2.approx.f32', 'ex2.approx.ftz.f32')),
+    '__logf': ('2^-21.41 absolute on [0.5, 2], else 3 ulp', ('lg2.approx.f32', 'lg2.approx.ftz.f32')),
+    '__log2f': ('2^-22 absolute on [0.5, 2], else 2 ulp', ('lg2.approx.f32', 'lg2.approx.ftz.f32')),
+    '__fdividef': ('2 ulp for 2^-126 <= |y| <= 2^126', ('div.approx.f32', 'div.approx.ftz.f32', 'div.full.f32', 'div.full.ftz.f32')),
+}
+_STD_MATH = [k for k in MATH_MODEL if not k.startswith('__')]
+_MATH_CALL = re.compile(r'(?<![\w.>])(?:(?:std\s*)?::\s*)?\b(' + '|'.join(_STD_MATH) + r')(?=\s*\()')
+
+def rewrite_math(s:str) -> str:
+    "Rewrite calls of the modelled standard math functions (`exp2f(x)`, `std::tanhf(x)`) to `vk_simt_math::exp2f(x)`."
+    m = _code_mask(s)
+    out, pos = [], 0
+    for mt in _MATH_CALL.finditer(s):
+        if not m[mt.start()]: continue
+        out += [s[pos:mt.start()], f'vk_simt_math::{mt[1]}']; pos = mt.end()
+    out.append(s[pos:])
+    return ''.join(out)
+
 def rewrite_cuda(s:str) -> str:
-    "All source rewrites the emulator needs (shared-memory declarations, then launches)."
-    return rewrite_launches(rewrite_shared(s))
+    "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls)."
+    return rewrite_math(rewrite_launches(rewrite_shared(s)))
 
 # %% ../nbs/01_simt.ipynb #b6e13b4e
 _TORCH_NVCC_DEFINES = ('__CUDA_NO_HALF_OPERATORS__', '__CUDA_NO_HALF_CONVERSIONS__',
@@ -335,7 +377,7 @@ def _mirror(src:Path, dst:Path, skip=()) -> bool:
         rel = p.relative_to(src)
         if rel.parts[0] in skip: continue
         text = p.read_text(errors='replace')
-        if '<<<' in text or '__shared__' in text:
+        if '<<<' in text or '__shared__' in text or _MATH_CALL.search(text):
             try: text = rewrite_cuda(text)
             except ValueError as e: raise ValueError(f"{p}: {e}") from None
         # diagnostics and __FILE__ name the original file (same line numbers)
@@ -417,7 +459,8 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         cuda_cpp = '\n'.join(pre) + '\n' + body
     # -fstack-clash-protection: a frame larger than a page touches each page, so overflowing a fiber
     # stack hits its guard page (and the runtime names the thread) instead of another fiber's stack
-    cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection']
+    # -ffp-contract=off: a * b + c rounds twice, as on the GPU (the project builds with -fmad=false)
+    cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection', '-ffp-contract=off']
     cflags += (_ASAN_FLAGS if asan else []) + list(extra_cflags or [])
     # Not linked against the runtime: its symbols resolve at import from the copy loaded above
     # (RTLD_GLOBAL), so a change to runtime.cpp alone does not rebuild extensions; header changes

@@ -8,17 +8,24 @@
 // v_extend: draft values when they are their own tensor (nullopt: the first 512 dims of k_extend).
 // custom_mask / mask_indptr: FULL_MASK layout (both or neither). workspace: uint8, at least
 // paged_workspace_bytes(batch, target_ctas) bytes. target_ctas: CTAs the split schedule aims at
-// (SMs x CTAs per SM); min_tiles_per_split: shortest split in 16-key tiles.
+// (SMs x CTAs per SM); min_tiles_per_split: shortest split in 16-key tiles. planned: the workspace
+// already holds this batch's plan (paged_plan_fwd); else the plan kernel runs first.
 void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tensor> v_extend, at::Tensor o,
                       at::Tensor k_buffer, at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices,
                       std::optional<at::Tensor> custom_mask, std::optional<at::Tensor> mask_indptr,
                       std::optional<at::Tensor> lse, at::Tensor workspace, int64_t max_len_extend, double sm_scale,
                       double k_scale, double v_scale, double logit_cap, bool is_causal, bool skip_prefix_custom_mask,
-                      int64_t target_ctas, int64_t min_tiles_per_split);
-// Workspace bytes for `batch` requests and a schedule aiming at `target_ctas` CTAs.
-int64_t paged_workspace_bytes(int64_t batch, int64_t target_ctas);
+                      int64_t target_ctas, int64_t min_tiles_per_split, bool planned);
+// The split plan of a batch into `workspace` (one small kernel, no host sync): every layer's
+// paged_verify_fwd(..., planned=true) with the same index arrays and sizes reuses it.
+void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
+                    std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
+                    int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split);
+// Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads and a
+// schedule aiming at `target_ctas` CTAs.
+int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas);
 // SM count of the current device (the emulated one under the SIMT emulator).
 int64_t paged_num_sms();
 // Compile-time constants: {block_m, block_n, stages, threads, smem_bytes, max_draft, ctas_per_sm,
-// default_min_tiles_per_split, combine_threads}.
+// default_min_tiles_per_split, combine_threads, plan_threads}.
 std::vector<int64_t> paged_constants();

@@ -18,8 +18,13 @@
 //      accumulators a thread); P through ldmatrix, V through ldmatrix.trans from the same K tile.
 // A request whose keys were split writes normalized fp32 partials + LSE to a workspace and
 // paged_verify_combine_kernel merges them; an unsplit one writes o (bf16) and lse directly.
-// The split schedule is computed on the device (every CTA runs the same plan from qo_indptr/kv_indptr
-// and the SM count): fixed grid, no host sync, CUDA-graph safe.
+// The split schedule is computed on the device, once per batch, by paged_verify_plan_kernel (one CTA):
+// it reads qo_indptr / kv_indptr / mask_indptr, checks them, and writes one CtaWork per CTA of the
+// main kernel's fixed grid plus one RequestPlan per request. Every layer of a forward pass reuses the
+// plan; no host sync anywhere, so the three kernels can be captured in a CUDA graph.
+// Malformed input never leaves garbage in o: a request whose index ranges are wrong gets no CTA and
+// the combine kernel (which visits every row) writes NaN into its rows; a kv_indices value outside
+// the cache is never read - its key row is NaN in shared memory, so every row reading it is NaN.
 #pragma once
 #include <cstdint>
 #include <cuda_bf16.h>
@@ -62,7 +67,8 @@ struct PagedTraits {
   static constexpr int kOffRowM = kOffAlpha + kBlockM * 4;          // final row max (log2 domain) [64]
   static constexpr int kOffRowL = kOffRowM + kBlockM * 4;           // final row sum [64]
   static constexpr int kOffBits = kOffRowL + kBlockM * 4;           // packed draft mask [64 tokens][kDraftWords]
-  static constexpr int kSmemBytes = kOffBits + kBlockM * kDraftWords * 4;  // 96,000 B
+  static constexpr int kOffWork = kOffBits + kBlockM * kDraftWords * 4;  // this CTA's Work (<= 128 B)
+  static constexpr int kSmemBytes = kOffWork + 128;                 // 96,128 B
   static_assert(kWarpsM * kWarpsD == kWarps && kSoftCols == 4 && kBlockN == 16, "tiling");
   static_assert(kSmemBytes <= 101376, "sm_120 allows 99 KB (101,376 B) of shared memory per block");
 };
@@ -110,25 +116,135 @@ __device__ __forceinline__ int64_t block_exclusive_scan(int64_t v, int64_t* scra
   return before + x - v;
 }
 
-// One request's sizes, clamped so that malformed indptr values can never address outside the tensors
-// (the Python entry point validates values where that costs no device sync).
+// One request's sizes from the live index arrays, clamped so that they can never address outside the
+// tensors, and what is wrong with them (RequestStatus bits; n = 0 unless the status is kRequestOk).
 struct RequestDims {
-  int64_t q_start, kv_start, L;
-  int n;
+  int64_t q_start, q_end;      // rows [q_start, q_end) clamped into [0, T]
+  int64_t kv_start, L;         // prefix entries [kv_start, kv_start + L) of kv_indices (clamped)
+  int64_t mask_start;          // custom_mask element of the request's [n, L + n] block
+  int n;                       // draft tokens (0 for a malformed request)
+  int status;
 };
 __device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, int b) {
   RequestDims r;
   const int64_t q0 = load_index(p.qo_indptr, b), q1 = load_index(p.qo_indptr, b + 1);
   const int64_t k0 = load_index(p.kv_indptr, b), k1 = load_index(p.kv_indptr, b + 1);
+  r.status = kRequestOk;
+  if (!(q0 >= 0 && q0 <= q1 && q1 <= p.num_tokens)) r.status |= kBadDraftRange;
+  else if (q1 - q0 > p.max_len_extend) r.status |= kTooManyDrafts;
+  if (!(k0 >= 0 && k0 <= k1 && k1 <= p.kv_indices_len)) r.status |= kBadPrefixRange;
   r.q_start = clamp64(q0, 0, p.num_tokens);
-  const int64_t room = int64_t(p.num_tokens) - r.q_start;
-  r.n = int(clamp64(q1 - r.q_start, 0, room < p.max_len_extend ? room : int64_t(p.max_len_extend)));
+  r.q_end = clamp64(q1, r.q_start, p.num_tokens);
   r.kv_start = clamp64(k0, 0, p.kv_indices_len);
   r.L = clamp64(k1 - r.kv_start, 0, p.kv_indices_len - r.kv_start);
+  r.n = int(r.q_end - r.q_start);
+  r.mask_start = 0;
+  if (p.custom_mask != nullptr && r.status == kRequestOk) {
+    const int64_t m0 = load_index(p.mask_indptr, b);
+    if (!(m0 >= 0 && m0 <= p.mask_len && p.mask_len - m0 >= int64_t(r.n) * (r.L + r.n))) r.status |= kBadMaskRange;
+    else r.mask_start = m0;
+  }
+  if (r.status != kRequestOk) r.n = 0;
   return r;
 }
 
-// The work of this CTA, with keys counted from the CTA's first key: keys [0, prefix_keys) are prefix
+__device__ __forceinline__ CtaWork load_cta_work(const PagedVerifyParams& p, int cta) {
+  const int4 v = vk::ldg(reinterpret_cast<const int4*>(p.plan_ctas) + cta);
+  return CtaWork{v.x, v.y, v.z, v.w};
+}
+__device__ __forceinline__ RequestPlan load_request_plan(const PagedVerifyParams& p, int b) {
+  const int4* src = reinterpret_cast<const int4*>(p.plan_requests + b);
+  const int4 a = vk::ldg(src), c = vk::ldg(src + 1);
+  return RequestPlan{a.x, a.y, a.z, a.w, c.x, c.y, c.z, c.w};
+}
+// The plan in the workspace was made for this call's sizes.
+__device__ __forceinline__ bool plan_matches(const PagedVerifyParams& p) {
+  const PlanHeader* h = p.plan_header;
+  return vk::ldg(&h->batch) == p.batch && vk::ldg(&h->num_tokens) == p.num_tokens && vk::ldg(&h->num_heads) == p.num_heads &&
+         vk::ldg(&h->max_len_extend) == p.max_len_extend && vk::ldg(&h->grid_ctas) == p.grid_ctas &&
+         vk::ldg(&h->target_ctas) == p.target_ctas;
+}
+
+// ------------------------------------------------------------------ the plan kernel (one CTA)
+// The split schedule of a batch:
+//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles),
+//   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
+//   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
+// sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b <= the fixed grid the host launches, and
+// the split requests use fewer than 2 * target_ctas partial slots. Writes the header, one RequestPlan
+// a request and one CtaWork a CTA of the grid (idle CTAs: request -1).
+constexpr int kPlanThreads = 256;
+
+__global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const PagedVerifyParams p) {
+  __shared__ int64_t scratch[kPlanThreads / 32];
+  const int tid = threadIdx.x;
+  const int64_t H = p.num_heads;
+  // pass 1: total work, and whether qo_indptr is non-decreasing over the whole batch (row ownership)
+  int64_t w_local = 0;
+  int qo_unordered = 0;
+  for (int b = tid; b < p.batch; b += kPlanThreads) {
+    const RequestDims r = request_dims(p, b);
+    if (r.n > 0) w_local += ((r.n * H + 63) / 64) * ((r.L + r.n + 15) / 16);
+    if (b > 0 && load_index(p.qo_indptr, b) < load_index(p.qo_indptr, b - 1)) qo_unordered = 1;
+  }
+  const int batch_unordered = __syncthreads_or(qo_unordered);
+  int64_t W = 0;
+  block_exclusive_scan<kPlanThreads>(w_local, scratch, &W);
+  const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
+  int64_t C = (W + target - 1) / target;
+  if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
+  if (C < 1) C = 1;
+
+  // pass 2: CTAs and partial slots of each request (block scans in chunks of kPlanThreads requests)
+  int64_t cta_carry = 0, slot_carry = 0;
+  for (int b0 = 0; b0 < p.batch; b0 += kPlanThreads) {
+    const int b = b0 + tid;
+    RequestDims r{};
+    if (b < p.batch) {
+      r = request_dims(p, b);
+      if (batch_unordered) { r.status |= kBadDraftRange; r.n = 0; }
+    }
+    int64_t mtiles = 0, ktiles = 0, splits = 0;
+    if (b < p.batch && r.n > 0) {
+      mtiles = (r.n * H + 63) / 64;
+      ktiles = (r.L + r.n + 15) / 16;
+      splits = (ktiles + C - 1) / C;
+    }
+    int64_t ctas = mtiles * splits, slots = splits > 1 ? ctas : 0;
+    int64_t cta_total = 0, slot_total = 0;
+    const int64_t cta_base = cta_carry + block_exclusive_scan<kPlanThreads>(ctas, scratch, &cta_total);
+    const int64_t slot_base = slot_carry + block_exclusive_scan<kPlanThreads>(slots, scratch, &slot_total);
+    if (b < p.batch) {
+      if (slots > 0 && slot_base + slots > p.partial_slots) { r.status |= kNoPartialRoom; ctas = 0; splits = 0; }
+      if (cta_base + ctas > p.grid_ctas) { r.status |= kNoPartialRoom; ctas = 0; splits = 0; }  // unreachable (the bound above)
+      RequestPlan rp;
+      rp.q_start = int(r.q_start); rp.q_end = int(r.q_end); rp.prefix_len = int(r.L); rp.status = r.status;
+      rp.first_slot = splits > 1 ? int(slot_base) : -1; rp.splits = int(splits); rp.m_tiles = int(mtiles); rp.pad = 0;
+      int4* dst = reinterpret_cast<int4*>(p.plan_requests + b);
+      vk::st_global(dst, make_int4(rp.q_start, rp.q_end, rp.prefix_len, rp.status));
+      vk::st_global(dst + 1, make_int4(rp.first_slot, rp.splits, rp.m_tiles, rp.pad));
+      for (int64_t k = 0; k < ctas; ++k)  // CTA order: split-major, M tiles of one split adjacent
+        vk::st_global(reinterpret_cast<int4*>(p.plan_ctas) + cta_base + k,
+                      make_int4(b, int(k % mtiles), int(k / mtiles), splits > 1 ? int(slot_base + k) : -1));
+    }
+    cta_carry += cta_total;
+    slot_carry += slot_total;
+  }
+  for (int64_t c = cta_carry + tid; c < p.grid_ctas; c += kPlanThreads)
+    vk::st_global(reinterpret_cast<int4*>(p.plan_ctas) + c, make_int4(-1, 0, 0, -1));
+  if (tid == 0) {
+    PlanHeader h;
+    h.chunk_tiles = C; h.batch = p.batch; h.num_tokens = p.num_tokens; h.num_heads = p.num_heads;
+    h.max_len_extend = p.max_len_extend; h.grid_ctas = p.grid_ctas; h.target_ctas = p.target_ctas;
+    h.min_tiles_per_split = p.min_tiles_per_split; h.ctas_used = int(cta_carry < p.grid_ctas ? cta_carry : p.grid_ctas);
+    h.slots_used = int(slot_carry);
+    for (int i = 0; i < 5; ++i) h.pad[i] = 0;
+    vk::st_global(p.plan_header, h);
+  }
+}
+
+// ------------------------------------------------------------------ the main kernel
+// The work of one CTA, with keys counted from the CTA's first key: keys [0, prefix_keys) are prefix
 // keys (cache rows through kv_indices), keys [prefix_keys, num_keys) are drafts draft0, draft0 + 1, ...
 struct Work {
   int64_t q_start;             // first q_extend row of the request
@@ -145,78 +261,32 @@ struct Work {
   int slot;                    // partial slot (split request), -1: write o directly
 };
 
-// The split schedule, computed identically by every CTA from the device-side lengths:
-//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles),
-//   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
-//   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
-// sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b, which is the fixed grid the host launches,
-// and the split requests use fewer than 2 * target_ctas partial slots. CTA 0 also writes the per-request
-// (first slot, splits) table that the combine kernel reads.
-template <int kThreads>
-__device__ Work plan_work(const PagedVerifyParams& p, int64_t* scratch, Work* shared_work) {
-  const int tid = threadIdx.x;
-  const int64_t H = p.num_heads;
-  if (tid == 0) shared_work->b = -1;
-  // request tid's sizes stay in registers for the first pass-2 chunk (one round of indptr loads)
-  const RequestDims mine = tid < p.batch ? request_dims(p, tid) : RequestDims{0, 0, 0, 0};
-  int64_t w_local = mine.n > 0 ? ((mine.n * H + 63) / 64) * ((mine.L + mine.n + 15) / 16) : 0;
-  for (int b = tid + kThreads; b < p.batch; b += kThreads) {
-    const RequestDims r = request_dims(p, b);
-    if (r.n > 0) w_local += ((r.n * H + 63) / 64) * ((r.L + r.n + 15) / 16);
-  }
-  int64_t W = 0;
-  block_exclusive_scan<kThreads>(w_local, scratch, &W);
-  const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
-  int64_t C = (W + target - 1) / target;
-  if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
-  if (C < 1) C = 1;
-
-  int64_t cta_carry = 0, slot_carry = 0;
-  for (int b0 = 0; b0 < p.batch; b0 += kThreads) {
-    const int b = b0 + tid;
-    RequestDims r = mine;
-    if (b0 > 0) r = b < p.batch ? request_dims(p, b) : RequestDims{0, 0, 0, 0};
-    int64_t mtiles = 0, ktiles = 0, splits = 0;
-    if (b < p.batch && r.n > 0) {
-      mtiles = (r.n * H + 63) / 64;
-      ktiles = (r.L + r.n + 15) / 16;
-      splits = (ktiles + C - 1) / C;
-    }
-    const int64_t ctas = mtiles * splits, slots = splits > 1 ? ctas : 0;
-    int64_t cta_total = 0, slot_total = 0;
-    const int64_t cta_base = cta_carry + block_exclusive_scan<kThreads>(ctas, scratch, &cta_total);
-    const int64_t slot_base = slot_carry + block_exclusive_scan<kThreads>(slots, scratch, &slot_total);
-    if (blockIdx.x == 0 && b < p.batch) {
-      vk::st_global(p.plan + 2 * b, int(splits > 1 ? slot_base : -1));
-      vk::st_global(p.plan + 2 * b + 1, int(splits));
-    }
-    const int64_t me = blockIdx.x;
-    if (b < p.batch && me >= cta_base && me < cta_base + ctas) {
-      const int64_t k = me - cta_base, split = k / mtiles, mt = k % mtiles;
-      const int64_t key_begin = split * C * 16;
-      const int64_t key_end = (split + 1) * C * 16 < r.L + r.n ? (split + 1) * C * 16 : r.L + r.n;
-      Work w;
-      w.q_start = r.q_start;
-      w.index_start = r.kv_start + key_begin;
-      w.mask_start = p.custom_mask ? load_index(p.mask_indptr, b) : 0;
-      w.L = r.L;
-      w.key_begin = key_begin;
-      w.num_keys = int(key_end - key_begin);
-      w.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
-      w.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
-      w.b = b; w.n = r.n; w.mt = int(mt);
-      w.slot = splits > 1 ? int(slot_base + k) : -1;
-      if (w.slot >= p.partial_slots) w.b = -1;  // unreachable by the bound above; never write past the workspace
-      *shared_work = w;
-    }
-    cta_carry += cta_total;
-    slot_carry += slot_total;
-  }
-  __syncthreads();
-  return *shared_work;
+// This CTA's entry of the plan table and its request's live sizes (uniform loads, no barrier).
+__device__ __forceinline__ Work cta_work(const PagedVerifyParams& p) {
+  Work w;
+  w.b = -1;
+  if (!plan_matches(p)) return w;  // a plan made for other sizes: do nothing (the combine kernel writes NaN)
+  const CtaWork cw = load_cta_work(p, blockIdx.x);
+  if (cw.request < 0 || cw.request >= p.batch) return w;
+  const RequestDims r = request_dims(p, cw.request);
+  if (r.n == 0) return w;
+  const int64_t C = vk::ldg(&p.plan_header->chunk_tiles);
+  const int64_t key_begin = int64_t(cw.split) * C * 16;
+  const int64_t key_end = key_begin + C * 16 < r.L + r.n ? key_begin + C * 16 : r.L + r.n;
+  if (key_begin >= key_end || int64_t(cw.m_tile) * 64 >= int64_t(r.n) * p.num_heads) return w;  // stale plan: nothing to do
+  w.q_start = r.q_start;
+  w.index_start = r.kv_start + key_begin;
+  w.mask_start = r.mask_start;
+  w.L = r.L;
+  w.key_begin = key_begin;
+  w.num_keys = int(key_end - key_begin);
+  w.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
+  w.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
+  w.b = cw.request; w.n = r.n; w.mt = cw.m_tile;
+  w.slot = cw.slot < p.partial_slots ? cw.slot : -1;
+  return w;
 }
 
-// ------------------------------------------------------------------ the main kernel
 template <typename Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const PagedVerifyParams p) {
   constexpr int kStages = Tr::kStages, kRowBytes = Tr::kRowBytes, kStageBytes = Tr::kStageBytes;
@@ -225,8 +295,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t4 = lane & 3;  // MMA fragment coordinates (group, thread in group)
 
-  const Work w = plan_work<Tr::kThreads>(p, reinterpret_cast<int64_t*>(smem + Tr::kOffS),
-                                         reinterpret_cast<Work*>(smem + Tr::kOffS + 64));
+  // Thread 0 reads this CTA's plan entry and its request's lengths; the rest take the Work from shared
+  // memory after one barrier (taken by value from there its fields leave the main loop spill-free at
+  // sm_90a and sm_80, which they were not when every thread derived them from global loads).
+  static_assert(sizeof(Work) <= 128, "Work fits its shared-memory slot");
+  Work* work_s = reinterpret_cast<Work*>(smem + Tr::kOffWork);
+  if (tid == 0) *work_s = cta_work(p);
+  __syncthreads();
+  const Work w = *work_s;
   if (w.b < 0) return;  // block-uniform
 
   const int H = p.num_heads;
@@ -240,28 +316,37 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   // Thread -> row ld_row of the 16-key tile, 16-byte chunks ld_chunk, +16, ... of its 72.
   const int ld_row = tid >> 4, ld_chunk = tid & 15;
   const __nv_bfloat16* draft_k = p.k_extend + (w.q_start + w.draft0) * p.k_extend_row_stride;  // draft row draft0
-  // The cache slot of this thread's row of tile u: >= 0 a slot, -1 not a prefix row, -2 out of range.
-  auto slot_of = [&](int u) -> int {
+  // The cache slot of this thread's row of tile u: >= 0 a slot, -1 not a prefix row, -2 out of [0, S).
+  auto slot_of = [&](int u) -> int64_t {
     const int j = u * kBlockN + ld_row;
     if (j >= npre) return -1;
     const int64_t s = load_index(p.kv_indices, w.index_start + j);
-    return (s >= 0 && s < p.num_slots) ? int(s) : -2;
+    return (s >= 0 && s < p.num_slots) ? s : -2;
   };
-  auto issue_tile = [&](int u, int slot) {
+  // Tile u's row ld_row into its ring stage: a prefix row from the cache, a draft row from k_extend,
+  // zeros past the CTA's keys (masked), NaN for a slot outside the cache (never read; every row that
+  // reads this tile becomes NaN - through its score, or through P V's 0 x NaN where it is masked).
+  auto issue_tile = [&](int u, int64_t slot) {
     unsigned char* dst = smem + Tr::kOffKV + (u % kStages) * kStageBytes + ld_row * kRowBytes;
     const int j = u * kBlockN + ld_row;
     const bool prefix = j < npre;
-    const bool valid = prefix ? slot >= 0 : j < nkeys;
-    const __nv_bfloat16* src = prefix ? p.kv_cache + int64_t(valid ? slot : 0) * p.cache_row_stride
+    if (prefix && slot < 0) {
+      const uint4 nan8 = make_uint4(0x7fc07fc0u, 0x7fc07fc0u, 0x7fc07fc0u, 0x7fc07fc0u);  // bf16 NaN x 8
+#pragma unroll
+      for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = nan8;
+      return;
+    }
+    const bool valid = prefix || j < nkeys;
+    const __nv_bfloat16* src = prefix ? p.kv_cache + slot * p.cache_row_stride
                                       : draft_k + int64_t(valid ? j - npre : 0) * p.k_extend_row_stride;
 #pragma unroll
     for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, valid);
   };
 
   // Prologue: cache slots of the first kStages tiles (independent loads), then kStages - 1 tiles in flight.
-  int slot_next;
+  int64_t slot_next;
   {
-    int s[kStages];
+    int64_t s[kStages];
 #pragma unroll
     for (int u = 0; u < kStages; ++u) s[u] = slot_of(u);
 #pragma unroll
@@ -335,8 +420,6 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int64_t mask_e0 = w.mask_start + sm_tok * (w.L + w.n) + w.key_begin;
   const uint8_t* mask_row = p.custom_mask + (prefix_mask ? mask_e0 : 0);
   const int mask_room = prefix_mask && mask_e0 >= 0 ? int(clamp64(p.mask_len - mask_e0, 0, npre)) : 0;
-  const float scale_prefix = p.sm_scale * p.k_scale, scale_draft = p.sm_scale;
-  const float cap = p.logit_cap;
   float m_run = kNegInf, l_run = 0.f;
 
   float* s_part = reinterpret_cast<float*>(smem + Tr::kOffS);
@@ -413,17 +496,17 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     __syncthreads();  // B2: partial scores complete; the K tile is no longer needed as K
 
     // Draft values from v_extend when it is its own tensor (SGLang passes v.contiguous()): they replace
-    // the first 512 columns of the draft rows of this tile before P V reads them.
-    const bool v_swap = p.v_extend != nullptr && key0 + kBlockN > npre;
-    if (v_swap) {
+    // the first 512 columns of the draft rows of this tile before P V reads them. Plain 128-bit loads
+    // and shared stores: the cp.async ring keeps its tiles in flight (a cp.async here would need a
+    // wait for every group, the prefetched tiles included).
+    if (p.v_extend != nullptr && key0 + kBlockN > npre) {
       const int j = key0 + ld_row;
       if (j >= npre && j < nkeys) {
-        const __nv_bfloat16* src = p.v_extend + (w.q_start + w.draft0 + (j - npre)) * p.v_extend_row_stride;
+        const uint4* src = reinterpret_cast<const uint4*>(p.v_extend + (w.q_start + w.draft0 + (j - npre)) * p.v_extend_row_stride);
         unsigned char* dst = stage + ld_row * kRowBytes;
 #pragma unroll
-        for (int c = ld_chunk; c < kHeadDimV / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, true);
+        for (int c = ld_chunk; c < kHeadDimV / 8; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = vk::ldg(src + c);
       }
-      vk::cp_async_commit();
     }
 
     // ---- softmax of row sm_row, keys 4 sm_c4 .. + 3
@@ -448,8 +531,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
             vis = (sm_bits[dc >> 5] >> (dc & 31)) & 1u;
           }
         }
-        float v = x[c] * (prefix ? scale_prefix : scale_draft);
-        if (cap > 0.f) v = cap * tanhf(v / cap);
+        float v = x[c] * (prefix ? p.score_scale_prefix : p.sm_scale);
+        if (p.logit_cap > 0.f) v = p.logit_cap * tanhf(v * p.inv_logit_cap);
         x[c] = vis ? v * kLog2e : kNegInf;
         vs[c] = prefix ? p.v_scale : 1.f;
       }
@@ -475,7 +558,6 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       *reinterpret_cast<uint2*>(p_tile + p_index(sm_row, 4 * sm_c4)) = packed;
       if (sm_c4 == 0) alpha_s[sm_row] = alpha;
     }
-    if (v_swap) vk::cp_async_wait<0>();
     __syncthreads();  // B3: P, alpha (and swapped draft values) visible
 
     // ---- O = alpha O + P V: rows 0..63, columns [64 warp, 64 warp + 64)
@@ -560,9 +642,20 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 }
 
 // ------------------------------------------------------------------ combine
-// One warp per (token, head) row of a split request: o = sum_s w_s o_s / sum_s w_s with
-// w_s = 2^(lse_s - max lse). Rows of unsplit requests were written by the main kernel.
+// One warp per (token, head) row of o: every row is written here or by the main kernel. A row of a
+// split request gets o = sum_s w_s o_s / sum_s w_s with w_s = 2^(lse_s - max lse); a row of an
+// unsplit request was written by the main kernel; a row that no well-formed request owns as planned
+// (malformed indptr values, more drafts than max_len_extend, a plan made for other lengths, rows
+// past qo_indptr[B]) gets NaN, in o and lse.
 constexpr int kCombineWarps = 4;
+
+__device__ __forceinline__ void write_nan_row(__nv_bfloat16* orow, float* lse_out, int lane) {
+  const float qnan = __int_as_float(0x7fc00000);
+  const uint32_t q2 = vk::pack_bf16x2(qnan, qnan);
+#pragma unroll
+  for (int c = 0; c < 4; ++c) vk::st_global(reinterpret_cast<uint2*>(orow + 4 * (lane + 32 * c)), make_uint2(q2, q2));
+  if (lane == 0 && lse_out != nullptr) vk::st_global(lse_out, qnan);
+}
 
 __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kernel(const PagedVerifyParams p) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -571,21 +664,34 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   const int64_t tok = gr / H;
   const int head = int(gr % H);
   if (tok >= p.num_tokens) return;
-  // the request of this token: the last b with qo_indptr[b] <= tok
-  int lo = 0, hi = p.batch;  // answer in [lo, hi)
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (load_index(p.qo_indptr, mid) <= tok) lo = mid; else hi = mid;
+  __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
+  float* lse_out = p.lse != nullptr ? p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride : nullptr;
+  // lane 0 finds the row's request and checks it against the plan; the warp gets the answer by shuffles
+  int owned = 0, splits = 0, first_slot = 0, mtiles_i = 0;
+  int64_t q_start = 0;
+  if (lane == 0 && p.batch > 0 && plan_matches(p)) {
+    int lo = 0, hi = p.batch;  // the last b with qo_indptr[b] <= tok, in [lo, hi)
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (load_index(p.qo_indptr, mid) <= tok) lo = mid; else hi = mid;
+    }
+    const RequestPlan rp = load_request_plan(p, lo);
+    const RequestDims r = request_dims(p, lo);  // live lengths: the plan must have been made for them
+    owned = rp.status == kRequestOk && r.status == kRequestOk && rp.q_start == r.q_start && rp.q_end == r.q_end &&
+            rp.prefix_len == r.L && tok >= r.q_start && tok < r.q_end;
+    splits = rp.splits; first_slot = rp.first_slot; mtiles_i = rp.m_tiles; q_start = r.q_start;
   }
-  const int b = lo;
-  const int splits = vk::ldg(p.plan + 2 * b + 1);
-  if (splits <= 1) return;
-  const RequestDims r = request_dims(p, b);
-  if (tok < r.q_start || tok >= r.q_start + r.n) return;
-  const int64_t fr = (tok - r.q_start) * H + head;
+  owned = __shfl_sync(0xffffffffu, owned, 0);
+  if (!owned) { write_nan_row(orow, lse_out, lane); return; }
+  splits = __shfl_sync(0xffffffffu, splits, 0);
+  if (splits <= 1) return;  // the main kernel wrote the row
+  first_slot = __shfl_sync(0xffffffffu, first_slot, 0);
+  mtiles_i = __shfl_sync(0xffffffffu, mtiles_i, 0);
+  q_start = __shfl_sync(0xffffffffu, q_start, 0);
+  const int64_t fr = (tok - q_start) * H + head;
   // slots of this row's M tile: first + split * mtiles + mt (CTAs and slots are split-major)
-  const int64_t mtiles = (int64_t(r.n) * H + PagedTraits::kBlockM - 1) / PagedTraits::kBlockM;
-  const int64_t slot0 = int64_t(vk::ldg(p.plan + 2 * b)) + fr / PagedTraits::kBlockM;
+  const int64_t mtiles = mtiles_i;
+  const int64_t slot0 = int64_t(first_slot) + fr / PagedTraits::kBlockM;
   const int rr = int(fr % PagedTraits::kBlockM);
 
   float mx = kNegInf;
@@ -597,16 +703,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   }
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-  __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
-  float* lse_out = p.lse != nullptr ? p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride : nullptr;
-  if (__any_sync(0xffffffffu, nan)) {
-    const float qnan = __int_as_float(0x7fc00000);
-    const uint32_t q2 = vk::pack_bf16x2(qnan, qnan);
-#pragma unroll
-    for (int c = 0; c < 4; ++c) vk::st_global(reinterpret_cast<uint2*>(orow + 4 * (lane + 32 * c)), make_uint2(q2, q2));
-    if (lane == 0 && lse_out != nullptr) vk::st_global(lse_out, qnan);
-    return;
-  }
+  if (__any_sync(0xffffffffu, nan)) { write_nan_row(orow, lse_out, lane); return; }
 
   float acc[16];
 #pragma unroll

@@ -7,11 +7,11 @@
 
 namespace paged {
 using Traits = PagedTraits;
-constexpr int kCtasPerSm = 1;  // 96,000 B of shared memory and ~230 registers x 256 threads: one CTA an SM
+constexpr int kCtasPerSm = 1;  // 96,000 B of shared memory and ~250 registers x 256 threads: one CTA an SM
 constexpr int kDefaultMinTilesPerSplit = 8;  // 128 keys: below this a split's Q load and partial write dominate
 
 // CTAs of the main kernel's fixed grid: every (request, M tile) can take one CTA more than its share
-// of target_ctas (see plan_work), so target + batch * ceil(max_len_extend * H / 64) always suffices.
+// of target_ctas (see paged_verify_plan_kernel), so target + batch * ceil(max_len_extend * H / 64) always suffices.
 inline int64_t grid_ctas(int64_t target_ctas, int64_t batch, int64_t num_heads, int64_t max_len_extend) {
   const int64_t mtiles = (max_len_extend * num_heads + Traits::kBlockM - 1) / Traits::kBlockM;
   return target_ctas + batch * mtiles;
@@ -20,17 +20,32 @@ inline int64_t grid_ctas(int64_t target_ctas, int64_t batch, int64_t num_heads, 
 inline int64_t partial_slots(int64_t target_ctas) { return 2 * target_ctas; }
 inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
+// The workspace: the plan (header, one RequestPlan a request, one CtaWork a CTA of the grid), then the
+// split partials. Byte offsets, all 256-byte aligned.
 struct WorkspaceLayout {
-  int64_t plan, partial_lse, partial_o, bytes;  // byte offsets and total size
+  int64_t header, requests, ctas, partial_lse, partial_o, bytes;
 };
-inline WorkspaceLayout workspace_layout(int64_t batch, int64_t target_ctas) {
+inline WorkspaceLayout workspace_layout(int64_t batch, int64_t grid, int64_t target_ctas) {
   WorkspaceLayout w;
   const int64_t slots = partial_slots(target_ctas);
-  w.plan = 0;
-  w.partial_lse = align_up(batch * 2 * int64_t(sizeof(int)), 256);
+  w.header = 0;
+  w.requests = align_up(int64_t(sizeof(PlanHeader)), 256);
+  w.ctas = align_up(w.requests + batch * int64_t(sizeof(RequestPlan)), 256);
+  w.partial_lse = align_up(w.ctas + grid * int64_t(sizeof(CtaWork)), 256);
   w.partial_o = align_up(w.partial_lse + slots * Traits::kBlockM * int64_t(sizeof(float)), 256);
   w.bytes = w.partial_o + slots * Traits::kBlockM * kHeadDimV * int64_t(sizeof(float));
   return w;
+}
+// Points the plan and partial pointers of `p` into `workspace` (laid out for p.batch, p.grid_ctas, p.target_ctas).
+inline void bind_workspace(PagedVerifyParams& p, void* workspace) {
+  const WorkspaceLayout ws = workspace_layout(p.batch, p.grid_ctas, p.target_ctas);
+  unsigned char* base = static_cast<unsigned char*>(workspace);
+  p.plan_header = reinterpret_cast<PlanHeader*>(base + ws.header);
+  p.plan_requests = reinterpret_cast<RequestPlan*>(base + ws.requests);
+  p.plan_ctas = reinterpret_cast<CtaWork*>(base + ws.ctas);
+  p.partial_lse = reinterpret_cast<float*>(base + ws.partial_lse);
+  p.partial_o = reinterpret_cast<float*>(base + ws.partial_o);
+  p.partial_slots = int(partial_slots(p.target_ctas));
 }
 }  // namespace paged
 
@@ -44,26 +59,36 @@ cudaError_t paged_verify_device_sms(int* sms) {
   return err;
 }
 
-// Bytes of workspace paged_verify needs for `batch` requests when aiming at `target_ctas` CTAs.
-int64_t paged_verify_workspace_bytes(int64_t batch, int64_t target_ctas) {
-  return paged::workspace_layout(batch, target_ctas).bytes;
+// Bytes of workspace for `batch` requests, a grid of `grid` CTAs and a schedule aiming at `target_ctas`.
+int64_t paged_verify_workspace_bytes(int64_t batch, int64_t grid, int64_t target_ctas) {
+  return paged::workspace_layout(batch, grid, target_ctas).bytes;
 }
 
-// Runs the main kernel and the combine kernel. The caller filled `p` (pointers, strides, sizes,
-// scores, schedule) and pointed plan / partial_lse / partial_o into a workspace of
-// paged_verify_workspace_bytes(p.batch, p.target_ctas) bytes.
-cudaError_t paged_verify(const PagedVerifyParams& p, cudaStream_t stream) {
+// The plan of a batch (one CTA): reads qo_indptr, kv_indptr, mask_indptr and the sizes of `p`, writes the
+// plan into the workspace `p` points at. Every later paged_verify(p, stream, planned=true) with the same
+// index arrays and sizes reuses it (the combine kernel checks the sizes and the lengths it was made for).
+cudaError_t paged_verify_plan(const PagedVerifyParams& p, cudaStream_t stream) {
+  paged::paged_verify_plan_kernel<<<1, paged::kPlanThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+// Runs the plan kernel (unless `planned`), the main kernel and the combine kernel. The caller filled `p`
+// (pointers, strides, sizes, scores, schedule, grid_ctas) and bound it to a workspace of
+// paged_verify_workspace_bytes(p.batch, p.grid_ctas, p.target_ctas) bytes (paged::bind_workspace).
+cudaError_t paged_verify(const PagedVerifyParams& p, cudaStream_t stream, bool planned) {
   using paged::Traits;
-  if (p.batch <= 0 || p.num_tokens <= 0 || p.num_heads <= 0) return cudaSuccess;
-  const int64_t ctas = paged::grid_ctas(p.target_ctas, p.batch, p.num_heads, p.max_len_extend);
+  if (p.num_tokens <= 0 || p.num_heads <= 0) return cudaSuccess;
   const int64_t rows = int64_t(p.num_tokens) * p.num_heads;
   const int64_t combine_blocks = (rows + paged::kCombineWarps - 1) / paged::kCombineWarps;
-  if (ctas > 0x7fffffff || combine_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-  cudaError_t err = cudaFuncSetAttribute(paged::paged_verify_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Traits::kSmemBytes);
-  if (err != cudaSuccess) return err;
-  paged::paged_verify_kernel<Traits><<<unsigned(ctas), Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  if (p.grid_ctas <= 0 || combine_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  cudaError_t err = cudaSuccess;
+  if (!planned && (err = paged_verify_plan(p, stream)) != cudaSuccess) return err;
+  if (p.batch > 0) {
+    err = cudaFuncSetAttribute(paged::paged_verify_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+    if (err != cudaSuccess) return err;
+    paged::paged_verify_kernel<Traits><<<unsigned(p.grid_ctas), Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  }
   paged::paged_verify_combine_kernel<<<unsigned(combine_blocks), paged::kCombineWarps * 32, 0, stream>>>(p);
   return cudaGetLastError();
 }

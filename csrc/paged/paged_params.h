@@ -15,6 +15,48 @@ struct IndexArray {
   int is64;  // 1: int64 elements, 0: int32 elements
 };
 
+// ---- the plan: written by paged_verify_plan_kernel into the workspace, once per batch (every layer
+// of a forward pass reuses it), read by the main kernel (one CtaWork a CTA) and the combine kernel.
+
+// What a request's indptr / mask_indptr values say about it. Anything but kRequestOk: the request
+// gets no CTA and the combine kernel writes NaN into every row of o (and lse) it owns, so that a
+// malformed call is loud (validate mode compares against Triton) instead of silently wrong.
+enum RequestStatus : int {
+  kRequestOk = 0,
+  kBadDraftRange = 1,    // qo_indptr not 0 <= q0 <= q1 <= T, or not non-decreasing over the batch
+  kTooManyDrafts = 2,    // q1 - q0 > max_len_extend (the fixed grid has no CTA for the extra rows)
+  kBadPrefixRange = 4,   // kv_indptr not 0 <= k0 <= k1 <= len(kv_indices)
+  kBadMaskRange = 8,     // mask block [m0, m0 + n (L + n)) not inside custom_mask
+  kNoPartialRoom = 16,   // the split partials would not fit the workspace (unreachable by the schedule's bound)
+};
+
+// Sizes the plan was made for: a call whose sizes differ must not use it (the combine kernel then
+// writes NaN everywhere; the Python entry point refuses such a plan before launching).
+struct PlanHeader {
+  long long chunk_tiles;  // C: 16-key tiles a split (the same for every request of the batch)
+  int batch, num_tokens, num_heads, max_len_extend;
+  int grid_ctas, target_ctas, min_tiles_per_split, ctas_used;
+  int slots_used, pad[5];
+};
+// One request: its rows, its prefix length as planned, and where its split partials go.
+struct RequestPlan {
+  int q_start, q_end;     // rows [q_start, q_end) of q_extend / o_extend (clamped into [0, T])
+  int prefix_len;         // L as planned (a kernel run whose live L differs writes NaN)
+  int status;             // RequestStatus bits
+  int first_slot;         // first 64-row partial slot, -1: unsplit (the main kernel writes o)
+  int splits;             // key splits (0: no CTA)
+  int m_tiles;            // 64-row M tiles of its n x H folded rows
+  int pad;
+};
+// One CTA of the main kernel's fixed grid.
+struct CtaWork {
+  int request;            // -1: idle CTA
+  int m_tile;             // folded rows [64 m_tile, 64 m_tile + 64)
+  int split;              // keys [split C 16, (split + 1) C 16) of the request's [0, L + n)
+  int slot;               // partial slot, -1: write o directly
+};
+static_assert(sizeof(CtaWork) == 16 && sizeof(RequestPlan) == 32 && sizeof(PlanHeader) == 64, "plan layout");
+
 struct PagedVerifyParams {
   // ---- inputs (bf16)
   const __nv_bfloat16* __restrict__ q;         // [T, H, 576] q_extend
@@ -27,10 +69,12 @@ struct PagedVerifyParams {
   const uint8_t* __restrict__ custom_mask;     // flat FULL_MASK (uint8 or bool), nullptr: no custom mask
   IndexArray mask_indptr;                      // [B+1] start of request b's [n, L+n] block in custom_mask
   // ---- outputs
-  __nv_bfloat16* __restrict__ o;               // [T, H, 512] o_extend
+  __nv_bfloat16* __restrict__ o;               // [T, H, 512] o_extend: every row written (a result or NaN)
   float* __restrict__ lse;                     // [T, H] natural-log LSE, nullptr: not wanted
-  // ---- workspace (see paged_workspace_bytes): plan table, partial LSEs, partial outputs
-  int* __restrict__ plan;                      // [B][2] (first partial slot, splits) of each request
+  // ---- workspace (see paged_verify_workspace_bytes): the plan, partial LSEs, partial outputs
+  PlanHeader* plan_header;
+  RequestPlan* plan_requests;                  // [B]
+  CtaWork* plan_ctas;                          // [grid_ctas]
   float* __restrict__ partial_lse;             // [slots][64] log2-domain LSE of each split's rows
   float* __restrict__ partial_o;               // [slots][64][512] normalized fp32 output of each split
 
@@ -45,21 +89,24 @@ struct PagedVerifyParams {
   int batch;               // B requests
   int num_tokens;          // T rows of q_extend
   int num_heads;           // H
-  int64_t num_slots;       // S cache slots (kv_indices outside [0, S) are never read)
+  int64_t num_slots;       // S cache slots (a kv_indices value outside [0, S) is never read: its key is NaN)
   int64_t kv_indices_len;  // elements of kv_indices
   int64_t mask_len;        // elements of custom_mask
-  int max_len_extend;      // the host's bound on n (SGLang: num_draft_tokens); sizes the grid and the mask words
+  int max_len_extend;      // the host's bound on n (SGLang: num_draft_tokens); sizes the grid
 
   // ---- scores: s = (q . k) * sm_scale (* k_scale for prefix keys); cap * tanh(s / cap) if cap > 0
   float sm_scale;
   float k_scale;           // prefix (cache) keys only, as SGLang's k descale
   float v_scale;           // prefix (cache) values only, folded into P before its bf16 rounding
   float logit_cap;         // 0: off
+  float score_scale_prefix;  // sm_scale * k_scale (the host multiplies once)
+  float inv_logit_cap;     // 1 / logit_cap (0 when off): the kernel multiplies, never divides
   int is_causal;           // draft block without custom_mask: causal (1) or full (0)
   int skip_prefix_custom_mask;
 
-  // ---- split scheduling (computed on the device from the lengths; the grid is fixed by the host)
+  // ---- split scheduling (computed on the device by the plan kernel; the grid is fixed by the host)
   int target_ctas;         // CTAs the schedule aims at (SM count x CTAs per SM)
   int min_tiles_per_split; // no split shorter than this many 16-key tiles (unless the request is)
   int partial_slots;       // capacity of partial_o / partial_lse in 64-row slots
+  int grid_ctas;           // CTAs of the main kernel's grid (paged::grid_ctas)
 };

@@ -269,24 +269,54 @@ template <class T> inline void __stwb(T* p, T v) { vk_simt::count_store(p, sizeo
 template <class T> inline void __stwt(T* p, T v) { vk_simt::count_store(p, sizeof(T)); *p = v; }
 inline size_t __cvta_generic_to_shared(const void* p) { return size_t(reinterpret_cast<uintptr_t>(p)); }
 
-// ---------------------------------------------------------------------------- float intrinsics
-// The fast-math intrinsics are evaluated with the correctly rounded (or libm) host functions: the
-// GPU's approximations (ex2.approx, rcp.approx, ...) differ in the last bits.
-inline float __expf(float x) { return std::exp(x); }
-inline float __exp10f(float x) { return std::pow(10.0f, x); }
-inline float __logf(float x) { return std::log(x); }
-inline float __log2f(float x) { return std::log2(x); }
-inline float __log10f(float x) { return std::log10(x); }
-inline float __sinf(float x) { return std::sin(x); }
-inline float __cosf(float x) { return std::cos(x); }
-inline float __tanf(float x) { return std::tan(x); }
-inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-inline float __powf(float x, float y) { return std::pow(x, y); }
-inline float __fdividef(float a, float b) { return a / b; }
+// ---------------------------------------------------------------------------- float math
+// What a CUDA math function returns on the GPU is its correctly rounded value within the worst error
+// the CUDA C++ Programming Guide documents for it ("Mathematical Functions" appendix: the ulp tables
+// of the standard functions and of the intrinsics). The emulator computes the correctly rounded value
+// (in double, rounded once) and hands it to vk_simt_math_model, which returns it unchanged
+// (math_mode 0) or moved by the whole documented error (modes 1-3: see simt.set_device(math=...)),
+// so parity can be proven against the worst the hardware may do. Kernel sources call the standard
+// names (exp2f, tanhf, ...): verify_kernel.simt rewrites those calls to vk_simt_math:: (simt.MATH_MODEL
+// lists them, with the PTX approximate instructions their GPU expansion may hold, which the static
+// gate build.check_approx matches against every kernel's PTX). Operations IEEE defines exactly (+ - *
+// and, as the project builds without --use_fast_math, / sqrtf and the _rn intrinsics) are plain host
+// arithmetic: bit-exact.
+namespace vk_simt_math {
+inline float model(double exact, int max_ulp, float max_abs = 0.0f) {
+  return vk_simt_math_model(float(exact), max_ulp, max_abs);
+}
+// standard functions (max ulp error, full range)
+inline float exp2f(float x) { return model(std::exp2(double(x)), 2); }
+inline float expf(float x) { return model(std::exp(double(x)), 2); }
+inline float exp10f(float x) { return model(std::pow(10.0, double(x)), 2); }
+inline float logf(float x) { return model(std::log(double(x)), 1); }
+inline float log2f(float x) { return model(std::log2(double(x)), 1); }
+inline float log10f(float x) { return model(std::log10(double(x)), 2); }
+inline float tanhf(float x) { return model(std::tanh(double(x)), 2); }
+inline float sinf(float x) { return model(std::sin(double(x)), 2); }
+inline float cosf(float x) { return model(std::cos(double(x)), 2); }
+inline float rsqrtf(float x) { return model(1.0 / std::sqrt(double(x)), 2); }
+}  // namespace vk_simt_math
+// intrinsics, global functions as on the GPU (__expf: 2 + floor(|1.173 x|) ulp; __logf, __log2f: an
+// absolute error on [0.5, 2], ulps elsewhere; __fdividef: 2 ulp for 2^-126 <= |y| <= 2^126, and 0 for
+// 2^126 < |y| < 2^128 as the guide says)
+inline float __expf(float x) { return vk_simt_math::model(std::exp(double(x)), 2 + int(std::floor(std::fabs(1.173 * double(x))))); }
+inline float __logf(float x) {
+  return x >= 0.5f && x <= 2.0f ? vk_simt_math::model(std::log(double(x)), 0, float(std::exp2(-21.41)))
+                                : vk_simt_math::model(std::log(double(x)), 3);
+}
+inline float __log2f(float x) {
+  return x >= 0.5f && x <= 2.0f ? vk_simt_math::model(std::log2(double(x)), 0, 0x1p-22f) : vk_simt_math::model(std::log2(double(x)), 2);
+}
+inline float __fdividef(float a, float b) {
+  const float ab = std::fabs(b);
+  if (ab > 0x1p126f && std::isfinite(a)) return 0.0f * a;
+  return vk_simt_math::model(double(a) / double(b), ab >= 0x1p-126f ? 2 : 0);
+}
+// IEEE-defined: exact on the host
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return std::sqrt(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __frsqrt_rn(float x) { return float(1.0 / std::sqrt(double(x))); }  // correctly rounded
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }

@@ -180,6 +180,8 @@ void set_default_props(VkSimtProps* p) {
 #endif
   p->launch_errors_raise = 1;
   p->poison_smem = 1;
+  p->math_mode = 0;
+  p->math_seed = 0;
 }
 struct PropsInit { PropsInit() { set_default_props(&g_props); } } g_props_init;
 
@@ -198,6 +200,15 @@ struct TraceState {
   std::vector<Record>* records = nullptr;
 } g_trace;
 std::atomic<long long> g_launches{0};
+// math_mode 3: a splitmix64 stream per worker, reseeded at every block from (seed, block index), so a
+// launch does not depend on which worker ran which block, and the same launch gives the same bits.
+thread_local uint64_t t_math_state = 0;
+inline uint64_t splitmix64(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 }  // namespace
 }  // namespace vk_simt
@@ -783,6 +794,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   __asan_unpoison_memory_region(w->view.dyn_smem, d->smem);
 #endif
   if (d->smem && g_props.poison_smem) memset(w->view.dyn_smem, 0xFF, d->smem);
+  t_math_state = (uint64_t(g_props.math_seed) << 32) ^ bl;
   for (int i = 0; i < n; ++i) {
     Fiber& f = w->fibers[size_t(i)];
     f.tid = uint3{unsigned(i % bx), unsigned((i / bx) % by), unsigned(i / (bx * by))};
@@ -1210,6 +1222,19 @@ VK_SIMT_API const char* vk_simt_error_string(int code, int name_only) {
 VK_SIMT_API const char* vk_simt_last_error_detail(void) { return t_last_detail.c_str(); }
 VK_SIMT_API int vk_simt_launch_errors_raise(void) { return g_props.launch_errors_raise; }
 
+VK_SIMT_API float vk_simt_math_model(float exact, int max_ulp, float max_abs) {
+  const int mode = g_props.math_mode;
+  if (mode == 0 || !std::isfinite(exact) || exact == 0.0f || (max_ulp <= 0 && !(max_abs > 0.0f))) return exact;
+  double u = 1.0;  // the fraction of the documented error applied, in [-1, 1]
+  if (mode == 2) u = -1.0;
+  else if (mode == 3) u = double(int64_t(splitmix64(t_math_state) >> 11) - (int64_t(1) << 52)) / double(int64_t(1) << 52);
+  if (max_abs > 0.0f) return float(double(exact) + u * double(max_abs));
+  const int steps = int(std::lround(u * max_ulp));
+  float r = exact;
+  for (int k = 0; k < (steps < 0 ? -steps : steps); ++k) r = std::nextafter(r, steps < 0 ? -HUGE_VALF : HUGE_VALF);
+  return r;
+}
+
 VK_SIMT_API void vk_simt_get_props(VkSimtProps* p) {
   std::lock_guard<std::mutex> g(g_mutex);
   *p = g_props;
@@ -1222,6 +1247,7 @@ VK_SIMT_API int vk_simt_set_props(const VkSimtProps* p, char* err, size_t errlen
   else if (p->max_threads_per_block < 1 || p->max_threads_per_block > 1024) e = "max_threads_per_block must be in [1, 1024]";
   else if (p->workers < 1 || p->workers > 256) e = "workers must be in [1, 256]";
   else if (p->stack_kb < 16 || p->stack_kb > 65536) e = "stack_kb must be in [16, 65536]";
+  else if (p->math_mode < 0 || p->math_mode > 3) e = "math_mode must be 0 (exact), 1 (max_up), 2 (max_down) or 3 (max_random)";
 #if defined(VK_SIMT_ASAN)
   else if (p->workers != 1) e = "the AddressSanitizer build runs blocks on one worker (workers=1)";
 #endif

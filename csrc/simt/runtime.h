@@ -138,6 +138,14 @@ struct VkSimtProps {
   int stack_kb;              // per-fiber stack
   int launch_errors_raise;   // 1: an invalid launch configuration raises; 0: only sets the last error
   int poison_smem;           // 1: fill dynamic shared memory with 0xFF bytes at every block start
+  int math_mode;             // CUDA math functions: 0 correctly rounded, 1/2 their documented worst error
+                             // towards +inf / -inf on every call, 3 a seeded draw within it
+  unsigned math_seed;        // seed of math_mode 3 (with the block index: the same launch gives the same bits)
 };
 VK_SIMT_API void vk_simt_get_props(VkSimtProps* p);
+// The result a CUDA math function may return, given its correctly rounded value `exact` and its
+// documented worst error (`max_ulp` units in the last place, or `max_abs` absolute when > 0): `exact`
+// itself (math_mode 0), or moved by the whole error in the direction math_mode asks (see VkSimtProps).
+// Zeros, infinities and NaN are returned unchanged.
+VK_SIMT_API float vk_simt_math_model(float exact, int max_ulp, float max_abs);
 VK_SIMT_API int vk_simt_set_props(const VkSimtProps* p, char* err, size_t errlen);
