@@ -13,8 +13,9 @@ from .oracle import VerifyArgError, check_verify_args
 
 # %% auto #0
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'MAX_DRAFT', 'CTAS_PER_SM',
-           'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PAGED', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'reserve_workspace', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
+           'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS',
+           'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes',
+           'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
            'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
@@ -23,14 +24,16 @@ BLOCK_M = 64            # folded (token, head) rows per CTA
 BLOCK_N = 16            # keys per pipeline tile
 STAGES = 4              # cp.async ring depth
 THREADS = 256           # 8 warps
-SMEM_BYTES = 96_000     # dynamic shared memory of the main kernel
+SMEM_BYTES = 96_128     # dynamic shared memory of the main kernel
 MAX_DRAFT = 256         # most draft tokens a request (sizes the packed tree mask)
 CTAS_PER_SM = 1         # the split schedule aims at SMs x CTAS_PER_SM CTAs
 MIN_TILES_PER_SPLIT = 8 # default shortest split: 128 keys
 COMBINE_THREADS = 128   # one warp per output row, 4 rows a block
+PLAN_THREADS = 256      # the plan kernel: one CTA a batch
 
-PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
-                           {r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0)})
+PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
+                           {r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
+                            r'paged_verify_plan_kernel': (PLAN_THREADS, 0)})
 
 def module(impl:str='cuda'):
     "The built `paged` extension: 'cuda' (torch load_inline, this GPU's arch) or 'simt' (the CPU emulator)."
@@ -97,7 +100,7 @@ def _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indp
     if d.kv_heads != 1: return f"{d.kv_heads} KV heads (served: one latent head)", None
     if not _is_view_of(v_buffer, k_buffer, HEAD_DIM_V): return "v_buffer is not the [..., :512] view of k_buffer", None
     if max_len_extend > MAX_DRAFT: return f"max_len_extend {max_len_extend} > {MAX_DRAFT} draft tokens a request", None
-    if d.tokens * d.heads >= 2**31 or d.slots >= 2**31: return "T x H or the cache has 2^31 or more rows", None
+    if d.tokens * d.heads >= 2**31: return "T x H is 2^31 or more (32-bit row arithmetic)", None
     v_sep = None if _is_view_of(v_extend, k_extend, HEAD_DIM_V) else v_extend  # None: the draft K rows serve as V
     if not (_aligned(q_extend, q_extend.stride(0), q_extend.stride(1)) and _aligned(k_extend, k_extend.stride(0))
             and _aligned(k_buffer, k_buffer.stride(0)) and (v_sep is None or _aligned(v_sep, v_sep.stride(0)))
@@ -117,8 +120,11 @@ def why_not_served(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, q
 
 # %% ../nbs/03_paged_bf16.ipynb #b49c2d27
 _ws_lock = threading.Lock()
-_workspaces: dict = {}   # (device, impl) -> uint8 tensor
+_workspaces: dict = {}   # (device, impl, stream, purpose) -> uint8 tensor
+_retired: list = []      # replaced workspaces, kept alive: a CUDA graph captured earlier may still write into them
 _sm_counts: dict = {}
+WORKSPACE_HEADS = 128    # the default sizing of reserve_workspace: DeepSeek-V3's heads a rank at TP 1 ...
+WORKSPACE_DRAFTS = MAX_DRAFT  # ... and the most drafts a request
 
 def target_ctas(impl:str, device, num_sms:int|None=None) -> int:
     "CTAs the split schedule aims at on `device`: its SM count (the emulated one for 'simt') x CTAS_PER_SM."
@@ -132,25 +138,126 @@ def target_ctas(impl:str, device, num_sms:int|None=None) -> int:
         raise VerifyArgError(f"verify_attn_fwd: `num_sms` must be an int >= 1; got {num_sms!r}")
     return num_sms * CTAS_PER_SM
 
-def workspace_bytes(batch:int, impl:str='cuda', device=None, num_sms:int|None=None) -> int:
-    "Bytes of workspace a call with `batch` requests needs."
-    return module(impl).paged_workspace_bytes(batch, target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms))
+def workspace_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, impl:str='cuda', device=None,
+                    num_sms:int|None=None) -> int:
+    "Bytes of workspace a batch of `batch` requests of at most `max_len_extend` drafts x `num_heads` heads needs."
+    return module(impl).paged_workspace_bytes(batch, num_heads, max_len_extend,
+                                              target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms))
 
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
     off = (-t.data_ptr()) % 256
     return t[off:off + n]
 
-def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None) -> Tensor:
-    "The cached workspace of `device`, grown to serve `batch` requests (call before CUDA-graph capture)."
+def _stream_key(device, impl) -> int:
+    "The current stream of `device` (CUDA), 0 for the emulator (whose launches are synchronous)."
+    return torch.cuda.current_stream(device).cuda_stream if impl == 'cuda' else 0
+
+def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
+                      max_len_extend:int=WORKSPACE_DRAFTS, stream:int|None=None, purpose:str='call') -> Tensor:
+    "The cached workspace of (`device`, `stream`, `purpose`), grown to serve `batch` requests (call before CUDA-graph capture)."
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
-    need = workspace_bytes(batch, impl, device, num_sms)
+    if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
+    need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms)
+    key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
     with _ws_lock:
-        ws = _workspaces.get((str(device), impl))
+        ws = _workspaces.get(key)
         if ws is None or ws.numel() < need:
-            ws = _workspaces[(str(device), impl)] = _aligned_bytes(max(need, 1), device)
+            if ws is not None: _retired.append(ws)
+            ws = _workspaces[key] = _aligned_bytes(max(need, 1), device)
         return ws
+
+# %% ../nbs/03_paged_bf16.ipynb #00f5e855
+_STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
+           8: 'mask block outside custom_mask', 16: 'no partial room'}
+
+def _index_tensor(t, name, device, fn='plan_verify'):
+    if not isinstance(t, Tensor) or t.dim() != 1 or t.dtype not in (torch.int32, torch.int64) or t.device != device:
+        raise VerifyArgError(f"{fn}: `{name}` must be a 1-D int32/int64 tensor on {device}; got "
+                             f"{getattr(t, 'dtype', type(t).__name__)} {tuple(getattr(t, 'shape', ()))} on {getattr(t, 'device', '-')}")
+    if t.numel() > 1 and t.stride(0) != 1: raise VerifyArgError(f"{fn}: `{name}` must be contiguous")
+
+def _same(a, b) -> bool:
+    "The same tensor as far as the kernel sees it (storage start, shape, dtype): a plan made for `a` serves `b`."
+    if a is None or b is None: return a is b
+    return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.dtype == b.dtype
+
+class VerifyPlan:
+    "The split plan of one batch, in its own workspace (see `plan_verify`); every layer's `verify_attn_fwd(..., plan=)` reuses it."
+    def __init__(self, workspace, impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split,
+                 qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr):
+        self.workspace, self.impl = workspace, impl
+        self.batch = qo_indptr.numel() - 1
+        self.num_tokens, self.num_heads, self.max_len_extend = num_tokens, num_heads, max_len_extend
+        self.target_ctas, self.min_tiles_per_split = target_ctas, min_tiles_per_split
+        self.tensors = dict(qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
+    def mismatch(self, q_extend, max_len_extend, impl, **tensors) -> str|None:
+        "Why this plan cannot serve a call with these arguments (None: it can)."
+        if impl != self.impl: return f"impl {impl!r} (planned for {self.impl!r})"
+        if q_extend.device != self.workspace.device: return f"q_extend on {q_extend.device} (planned on {self.workspace.device})"
+        if tuple(q_extend.shape[:2]) != (self.num_tokens, self.num_heads):
+            return f"q_extend [T, H] = {list(q_extend.shape[:2])} (planned for {[self.num_tokens, self.num_heads]})"
+        if max_len_extend != self.max_len_extend: return f"max_len_extend {max_len_extend} (planned for {self.max_len_extend})"
+        for k, t in tensors.items():
+            if not _same(self.tensors[k], t): return f"another `{k}` tensor than the one planned for"
+        return None
+    def table(self) -> dict:
+        "The plan as the device wrote it (reads the workspace: a host sync; for tests and inspection)."
+        w = self.workspace
+        grid = self.target_ctas + self.batch * ((self.max_len_extend * self.num_heads + BLOCK_M - 1) // BLOCK_M)
+        hdr = w[:64].cpu().view(torch.int32)
+        al = lambda x: (x + 255) // 256 * 256
+        r0 = 256; c0 = al(r0 + 32 * self.batch)
+        req = w[r0:r0 + 32 * self.batch].cpu().view(torch.int32).view(-1, 8)
+        ctas = w[c0:c0 + 16 * grid].cpu().view(torch.int32).view(-1, 4)
+        return dict(chunk_tiles=int(hdr[:2].view(torch.int64)), ctas_used=int(hdr[9]), slots_used=int(hdr[10]),
+                    requests=[dict(rows=(int(r[0]), int(r[1])), prefix_len=int(r[2]), status=[v for b, v in _STATUS.items() if int(r[3]) & b],
+                                   first_slot=int(r[4]), splits=int(r[5]), m_tiles=int(r[6])) for r in req],
+                    ctas=[tuple(int(v) for v in c) for c in ctas])
+    def __repr__(self):
+        return (f"VerifyPlan(B={self.batch}, T={self.num_tokens}, H={self.num_heads}, max_len_extend={self.max_len_extend}, "
+                f"target_ctas={self.target_ctas}, impl={self.impl!r})")
+
+def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each request (on the device)
+                kv_indptr:Tensor,   # [B+1] int32/int64 prefix entries of each request
+                kv_indices:Tensor,  # its length bounds the prefix ranges
+                custom_mask:Tensor|None, mask_indptr:Tensor|None,  # FULL_MASK and its [B+1] starts (or both None)
+                max_len_extend:int, # most draft tokens a request (sizes the grid)
+                *, num_tokens:int,  # T rows of q_extend
+                num_heads:int,      # H query heads
+                impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
+                min_tiles_per_split:int|None=None) -> VerifyPlan:
+    "Launch the plan kernel for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
+    fn = 'plan_verify'
+    if not isinstance(qo_indptr, Tensor): raise VerifyArgError(f"{fn}: `qo_indptr` must be a tensor; got {type(qo_indptr).__name__}")
+    dev = qo_indptr.device
+    for name, t in (('qo_indptr', qo_indptr), ('kv_indptr', kv_indptr), ('kv_indices', kv_indices)): _index_tensor(t, name, dev)
+    if (custom_mask is None) != (mask_indptr is None): raise VerifyArgError(f"{fn}: `custom_mask/mask_indptr` must be both given or both None")
+    if custom_mask is not None:
+        _index_tensor(mask_indptr, 'mask_indptr', dev)
+        if not isinstance(custom_mask, Tensor) or custom_mask.dim() != 1 or custom_mask.dtype not in (torch.uint8, torch.bool) or custom_mask.device != dev:
+            raise VerifyArgError(f"{fn}: `custom_mask` must be a 1-D uint8/bool tensor on {dev}")
+    B = qo_indptr.numel() - 1
+    if B < 0 or kv_indptr.numel() != B + 1 or (mask_indptr is not None and mask_indptr.numel() != B + 1):
+        raise VerifyArgError(f"{fn}: `qo_indptr`, `kv_indptr` (and `mask_indptr`) must have B + 1 >= 1 entries; got "
+                             f"{qo_indptr.numel()}, {kv_indptr.numel()}" + ('' if mask_indptr is None else f", {mask_indptr.numel()}"))
+    for name, v, lo, hi in (('max_len_extend', max_len_extend, 0, MAX_DRAFT), ('num_tokens', num_tokens, 0, 2**31 - 1), ('num_heads', num_heads, 1, 2**31 - 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise VerifyArgError(f"{fn}: `{name}` must be an int in [{lo}, {hi}]; got {v!r}")
+    impl = build.resolve_impl(impl, qo_indptr)
+    ctas = target_ctas(impl, dev, num_sms)
+    mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
+    if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
+        raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+    if workspace is None:
+        workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend, purpose='plan')
+    elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != dev:
+        raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {dev}; got {type(workspace).__name__}")
+    module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
+                                max_len_extend, ctas, mts)
+    return VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
+                      custom_mask, mask_indptr)
 
 # %% ../nbs/03_paged_bf16.ipynb #a143ecca
 def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
@@ -176,25 +283,42 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                     num_sms:int|None=None,        # override the SM count the split schedule aims at
                     min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (default 8)
                     check_values:bool|None=None,  # validate indptr/index values (default: on CPU tensors only)
+                    plan:VerifyPlan|None=None,    # this batch's plan (`plan_verify`): no planning in this call
+                    check_args:bool=True,         # False: skip the Python-side checks (a caller that validated the batch once)
                     **extra) -> bool:
     "SGLang 0.5.23 verify hook: write target_verify attention into `o_extend` and return True, or return False (nothing written) for calls it does not serve."
-    why, a = _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                      is_causal, mask_indptr, max_len_extend, k_scale, v_scale, sm_scale, logit_cap, skip_prefix_custom_mask,
-                      sliding_window_size, sinks, window_kv_offsets, xai_temperature_len, lse_extend, check_values, extra)
-    if why is not None: return False
+    fn = 'verify_attn_fwd'
+    if check_args:
+        why, a = _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
+                          is_causal, mask_indptr, max_len_extend, k_scale, v_scale, sm_scale, logit_cap, skip_prefix_custom_mask,
+                          sliding_window_size, sinks, window_kv_offsets, xai_temperature_len, lse_extend, check_values, extra)
+        if why is not None: return False
+    else:  # trusted: what the launch needs, nothing else (the C++ layer still checks shapes, dtypes and devices)
+        ks, vs = _scalar(k_scale, 'k_scale'), _scalar(v_scale, 'v_scale')
+        if ks is None or vs is None: return False
+        a = dict(v_sep=None if _is_view_of(v_extend, k_extend, HEAD_DIM_V) else v_extend, k_scale=float(ks), v_scale=float(vs),
+                 sm_scale=float(sm_scale) if sm_scale is not None else HEAD_DIM_QK ** -0.5, batch=qo_indptr.numel() - 1)
     impl = build.resolve_impl(impl, q_extend)
-    mod = module(impl)
-    ctas = target_ctas(impl, q_extend.device, num_sms)
-    mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
-    if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
-        raise VerifyArgError(f"verify_attn_fwd: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
-    if workspace is None:
-        workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms)
-    elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != q_extend.device:
-        raise VerifyArgError(f"verify_attn_fwd: `workspace` must be a uint8 tensor on {q_extend.device}; got {type(workspace).__name__}")
-    mod.paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                         mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
-                         float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts)
+    if plan is not None:
+        if not isinstance(plan, VerifyPlan): raise VerifyArgError(f"{fn}: `plan` must be a VerifyPlan (plan_verify); got {type(plan).__name__}")
+        if num_sms is not None or min_tiles_per_split is not None or workspace is not None:
+            raise VerifyArgError(f"{fn}: `num_sms`, `min_tiles_per_split` and `workspace` belong to the plan (plan_verify) when `plan` is given")
+        why = plan.mismatch(q_extend, max_len_extend, impl, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices,
+                            custom_mask=custom_mask, mask_indptr=mask_indptr)
+        if why: raise VerifyArgError(f"{fn}: `plan` was made for another batch: {why}")
+        workspace, ctas, mts = plan.workspace, plan.target_ctas, plan.min_tiles_per_split
+    else:
+        ctas = target_ctas(impl, q_extend.device, num_sms)
+        mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
+        if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
+            raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+        if workspace is None:
+            workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend)
+        elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != q_extend.device:
+            raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {q_extend.device}; got {type(workspace).__name__}")
+    module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
+                                  mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
+                                  float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, plan is not None)
     return True
 
 # %% ../nbs/03_paged_bf16.ipynb #a99fb87a
