@@ -1,7 +1,8 @@
 # verify_kernel: two commands for a fresh machine (see README.md)
 #   make demo   set up .venv, then run the main job (verify-kernel check)
 #   make test   set up .venv, then every CPU test (export in sync, clean notebooks, nbdev_test,
-#               nbdev_test --flags cuda_build); writes out/test-results.txt
+#               nbdev_test --flags cuda_build, the rendered docs in headless Chromium); writes out/test-results.txt
+#   make docs   render the notebooks into _docs/ (Quarto where installed, nbconvert otherwise)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -9,11 +10,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export CUDA_HOME ?= /usr/local/cuda
 
-.PHONY: venv demo test check full clean export nbclean help
+.PHONY: venv demo test check full clean export nbclean help docs chromium
 
 help:
 	@echo "make demo  - set up, then run the main job (verify-kernel check)"
 	@echo "make test  - set up, then run every CPU test"
+	@echo "make docs  - render the engineering log into _docs/"
 
 # The venv is rebuilt only when the requirement files change (idempotent).
 $(STAMP): requirements.txt requirements-nodeps.txt setup.py settings.ini
@@ -32,8 +34,17 @@ demo: venv
 full: venv
 	$(BIN)/verify-kernel check --full
 
-test: venv
+test: venv chromium
 	@$(BIN)/python scripts/run_tests.py
+
+docs: venv
+	$(BIN)/verify-kernel-docs render
+
+# Debian's Chromium for the docs' browser check; when it cannot be installed the check says so and fails.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the browser check ..."; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	  || echo "could not install chromium (apt-get failed): the browser check will fail"; }
 
 export: venv
 	$(BIN)/nbdev_export

@@ -3,7 +3,8 @@
 
 Units: the export is in sync with the notebooks (nbdev_export changes nothing), the notebooks are
 clean (nbdev_clean changes nothing), each notebook under `nbdev_test`, and each notebook holding
-`#| cuda_build` cells under `nbdev_test --flags cuda_build`. Prints `N passed, N failed` last.
+`#| cuda_build` cells under `nbdev_test --flags cuda_build`, and the rendered docs opened page by page in
+headless Chromium (`verify-kernel-docs check`). Prints `N passed, N failed` last.
 """
 import hashlib, os, re, subprocess, sys, time
 from pathlib import Path
@@ -58,6 +59,20 @@ if only: nbs = [p for p in nbs if re.search(only, p.name)]
 for nb in nbs: nbdev_test(nb)
 for nb in nbs:
     if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M): nbdev_test(nb, 'cuda_build')  # a code cell flagged cuda_build
+def docs_in_browser():
+    "Render the notebooks (make docs) and open every page in headless Chromium; the committed sidebar.yml/_quarto.yml/nbdev.yml must stay as they are."
+    t = time.time(); ymls = sorted((root/'nbs').glob('*.yml'))
+    before = {p: p.read_bytes() for p in ymls}
+    r = subprocess.run([str(bin_/'verify-kernel-docs'), 'check'], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    stale = [p.name for p in ymls if p.read_bytes() != before[p]]
+    ok = r.returncode == 0 and not stale
+    if not ok: print(out[-6000:], flush=True)
+    last = [l for l in out.splitlines() if 'pages pass' in l or 'could not run' in l]
+    record('docs rendered, every page in headless Chromium (verify-kernel-docs check)', ok, time.time() - t,
+           '; '.join(last[-1:] + ([f"{', '.join(stale)} out of date: rewritten by the render, commit it"] if stale else [])))
+
+if not only or re.search(only, 'docs'): docs_in_browser()
 passed = sum(ok for _, ok in results); failed = len(results) - passed
 print(f"total {time.time() - t0:.0f} s")
 print(f"{passed} passed, {failed} failed")

@@ -158,7 +158,10 @@ def main(argv=None):
     c.add_argument('--only', help='run only workloads whose name contains this')
     c.add_argument('--out', default='out/check', help='where the plot and results go (default out/check)')
     c.add_argument('--no-progress', action='store_true')
+    from verify_kernel import bench  # `verify-kernel bench`: nbs/90_bench.ipynb
+    bench.add_parser(sub)
     a = ap.parse_args(argv)
+    if a.cmd == 'bench': return bench.main(a)
     suite = a.suite or ('full' if a.full else 'quick')
     impls = implementations()
     if a.impl:
