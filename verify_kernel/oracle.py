@@ -18,6 +18,7 @@ class VerifyArgError(ValueError):
     "A bad argument to a verify-attention entry point; the message names the argument and what was expected."
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_CACHE_FLOATS = _FLOATS + (torch.float8_e4m3fn, torch.float8_e5m2)  # SGLang's fp8 KV caches (--kv-cache-dtype fp8_e4m3 / fp8_e5m2)
 _INDEX_DTYPES = (torch.int32, torch.int64)
 _MASK_DTYPES = (torch.uint8, torch.bool)
 
@@ -56,8 +57,10 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
     for name in ('qo_indptr', 'kv_indptr', 'kv_indices') + (('custom_mask', 'mask_indptr') if 'custom_mask' in tensors else ()):
         if tensors[name].dim() != 1: bad(name, 'a 1-D tensor', f'shape {_shape(tensors[name])}')
     # dtypes
-    for name in ('q_extend', 'k_extend', 'v_extend', 'k_buffer', 'v_buffer') + ((o_name,) if o is not None else ()):
+    for name in ('q_extend', 'k_extend', 'v_extend') + ((o_name,) if o is not None else ()):
         if tensors[name].dtype not in _FLOATS: bad(name, 'float16, bfloat16, float32 or float64', tensors[name].dtype)
+    for name in ('k_buffer', 'v_buffer'):
+        if tensors[name].dtype not in _CACHE_FLOATS: bad(name, 'float16, bfloat16, float32, float64 or an fp8 type (float8_e4m3fn, float8_e5m2)', tensors[name].dtype)
     if k_extend.dtype != q_extend.dtype or v_extend.dtype != q_extend.dtype:
         bad('k_extend/v_extend', f'the dtype of q_extend ({q_extend.dtype})', f'{k_extend.dtype}/{v_extend.dtype}')
     if v_buffer.dtype != k_buffer.dtype: bad('v_buffer', f'the dtype of k_buffer ({k_buffer.dtype})', v_buffer.dtype)
@@ -125,7 +128,7 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
 def verify_attn_ref(q_extend:Tensor,    # [T, H, Dk] draft queries
                     k_extend:Tensor,    # [T, H_kv, Dk] draft keys (also in the cache at out_cache_loc)
                     v_extend:Tensor,    # [T, H_kv, Dv] draft values
-                    k_buffer:Tensor,    # [S, H_kv, Dk] key cache (MLA: the 576-dim latent)
+                    k_buffer:Tensor,    # [S, H_kv, Dk] key cache (MLA: the 576-dim latent; fp8 caches are dequantized exactly)
                     v_buffer:Tensor,    # [S, H_kv, Dv] value cache (MLA: a view of k_buffer[..., :512])
                     qo_indptr:Tensor,   # [B+1] draft rows of each request
                     kv_indptr:Tensor,   # [B+1] prefix entries of each request in kv_indices
@@ -155,8 +158,8 @@ def verify_attn_ref(q_extend:Tensor,    # [T, H, Dk] draft queries
         n, L = q1 - q0, k1 - k0
         if n == 0: continue
         idx = kv_indices[k0:k1].long()
-        keys = torch.cat([k_buffer[idx], k_extend[q0:q1]]).to(cd)     # [L+n, H_kv, Dk]
-        vals = torch.cat([v_buffer[idx], v_extend[q0:q1]]).to(cd)     # [L+n, H_kv, Dv]
+        keys = torch.cat([k_buffer[idx].to(cd), k_extend[q0:q1].to(cd)])   # [L+n, H_kv, Dk] (an fp8 cache: exact upcast)
+        vals = torch.cat([v_buffer[idx].to(cd), v_extend[q0:q1].to(cd)])   # [L+n, H_kv, Dv]
         if v_scale != 1.0: vals[:L] *= v_scale
         col_scale = torch.full((L + n,), d.sm_scale, dtype=cd, device=dev)
         col_scale[:L] *= k_scale

@@ -12,11 +12,11 @@ from . import build
 from .oracle import VerifyArgError, check_verify_args
 
 # %% auto #0
-__all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'MAX_DRAFT', 'CTAS_PER_SM',
-           'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS',
-           'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes',
-           'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
-           'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+__all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
+           'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
+           'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
+           'target_ctas', 'workspace_bytes', 'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
+           'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -24,7 +24,8 @@ BLOCK_M = 64            # folded (token, head) rows per CTA
 BLOCK_N = 16            # keys per pipeline tile
 STAGES = 4              # cp.async ring depth
 THREADS = 256           # 8 warps
-SMEM_BYTES = 96_128     # dynamic shared memory of the main kernel
+SMEM_BYTES = 96_128     # dynamic shared memory of the main kernel (bf16 cache)
+SMEM_BYTES_FP8 = 77_952 # ... with an fp8 e4m3 cache (an fp8 ring and one bf16 tile)
 MAX_DRAFT = 256         # most draft tokens a request (sizes the packed tree mask)
 CTAS_PER_SM = 1         # the split schedule aims at SMs x CTAS_PER_SM CTAs
 MIN_TILES_PER_SPLIT = 8 # default shortest split: 128 keys
@@ -32,7 +33,7 @@ COMBINE_THREADS = 128   # one warp per output row, 4 rows a block
 PLAN_THREADS = 256      # the plan kernel: one CTA a batch
 
 PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
-                           {r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
+                           {r'paged_verify_kernel<.*CacheKind\)1': (THREADS, SMEM_BYTES_FP8), r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
                             r'paged_verify_plan_kernel': (PLAN_THREADS, 0)})
 
 def module(impl:str='cuda'):
@@ -40,6 +41,7 @@ def module(impl:str='cuda'):
     return build.load(PAGED, impl)
 
 # %% ../nbs/03_paged_bf16.ipynb #d9849d03
+CACHE_DTYPES = (torch.bfloat16, torch.float8_e4m3fn)  # the caches the kernel reads in place (fp8: dequantized exactly in shared memory)
 _HINT_KWARGS = ('extend_seq_lens_cpu', 'identity_kv_indices')  # extend_attention_fwd hints that cannot change the result
 _FEATURE_KWARGS = dict(skip_prefix=False, skip_extend=False, page_size=1, score_mod=None, aux_tensors=None)  # served value
 
@@ -51,7 +53,8 @@ def _scalar(x, name):
     return x
 
 def _aligned(t:Tensor, *strides) -> bool:
-    return t.data_ptr() % 16 == 0 and all(s % 8 == 0 for s in strides)
+    "`t` starts 16-byte aligned and every stride given (in elements) is a multiple of 16 bytes."
+    return t.data_ptr() % 16 == 0 and all((s * t.element_size()) % 16 == 0 for s in strides)
 
 def _is_view_of(v:Tensor, k:Tensor, dv:int) -> bool:
     "v is k[..., :dv] (same storage, same start, same row strides)."
@@ -75,9 +78,11 @@ def _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indp
     if xai_temperature_len is not None and xai_temperature_len > 0: return "xai temperature scaling", None
     ks, vs = _scalar(k_scale, 'k_scale'), _scalar(v_scale, 'v_scale')
     if ks is None or vs is None: return "k_scale/v_scale given as CUDA tensors (reading them would need a host sync)", None
-    data = (q_extend, k_extend, v_extend, k_buffer, v_buffer)
+    data = (q_extend, k_extend, v_extend)
     if all(isinstance(t, Tensor) and t.dtype.is_floating_point for t in data) and any(t.dtype != torch.bfloat16 for t in data):
-        return f"dtypes {sorted({str(t.dtype).replace('torch.', '') for t in data})}: only bfloat16 is served", None
+        return f"dtypes {sorted({str(t.dtype).replace('torch.', '') for t in data})}: only bfloat16 queries and drafts are served", None
+    if isinstance(k_buffer, Tensor) and k_buffer.dtype not in CACHE_DTYPES:
+        return f"a {str(k_buffer.dtype).replace('torch.', '')} cache (served: bfloat16 and float8_e4m3fn)", None
     if check_values is None: check_values = isinstance(q_extend, Tensor) and q_extend.device.type == 'cpu'
     d = check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                           mask_indptr, sm_scale, logit_cap, skip_prefix_custom_mask, k_scale=ks, v_scale=vs, o=o_extend,
@@ -356,22 +361,22 @@ def gpu_peaks(name:str) -> tuple:
         if k in name: return v
     return (math.nan, math.nan)
 
-def verify_cost(N:int, n:int, H:int, bs:int=1) -> tuple:
-    "(bytes, FLOPs) of one target_verify layer: latent prefix once, Q in, O out, draft rows; 2 H n N 1088 FLOPs."
-    nbytes = bs * (N * HEAD_DIM_QK * 2 + n * H * (HEAD_DIM_QK + HEAD_DIM_V) * 2 + n * HEAD_DIM_QK * 2)
+def verify_cost(N:int, n:int, H:int, bs:int=1, cache_elem_bytes:int=2) -> tuple:
+    "(bytes, FLOPs) of one target_verify layer: latent prefix once (`cache_elem_bytes` an element: 2 bf16, 1 fp8), Q in, O out, draft rows; 2 H n N 1088 FLOPs."
+    nbytes = bs * (N * HEAD_DIM_QK * cache_elem_bytes + n * H * (HEAD_DIM_QK + HEAD_DIM_V) * 2 + n * HEAD_DIM_QK * 2)
     return nbytes, 2 * bs * H * n * (N + n) * (HEAD_DIM_QK + HEAD_DIM_V)
 
-def gpu_verify_inputs(N:int, n:int, H:int, bs:int=1, device='cuda', seed:int=0, tree=None) -> dict:
+def gpu_verify_inputs(N:int, n:int, H:int, bs:int=1, device='cuda', seed:int=0, tree=None, cache_dtype=torch.bfloat16) -> dict:
     "SGLang-identical target_verify hook arguments (by name) built straight on the GPU, without the oracle: for benchmarks at long prefixes."
     from verify_kernel import workloads
     g = torch.Generator(device=device).manual_seed(seed)
     T, S = bs * n, bs * (N + n) + 1 + 1024
-    k_buffer = torch.randn(S, 1, HEAD_DIM_QK, device=device, generator=g).to(torch.bfloat16)
+    k_buffer = torch.randn(S, 1, HEAD_DIM_QK, device=device, generator=g).to(cache_dtype)   # fp8: unit descales
     slots = torch.randperm(S - 1, device=device, generator=g) + 1              # shuffled page_size=1 slots
     kv_indices, out_loc = slots[:bs * N].long(), slots[bs * N:bs * N + T]
     q = torch.randn(T, H, HEAD_DIM_QK, device=device, generator=g).to(torch.bfloat16)
     k = torch.randn(T, 1, HEAD_DIM_QK, device=device, generator=g).to(torch.bfloat16)
-    k_buffer[out_loc] = k
+    k_buffer[out_loc] = k.to(cache_dtype)
     tree = tree or (workloads.ddtree(n, 8, seed=seed) if n > 32 else workloads.eagle_tree(4 if n <= 16 else 8, 4, n, seed=seed))
     blk = torch.ones(n, N + n, dtype=torch.bool); blk[:, N:] = tree.mask()
     i32, i64 = dict(dtype=torch.int32, device=device), dict(dtype=torch.int64, device=device)

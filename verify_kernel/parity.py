@@ -72,7 +72,8 @@ def attn_magnitudes(batch:VerifyBatch) -> tuple:
     "`(A, S)`: A = sum_j w_j |v_j| [T, H, Dv] (the oracle on |V|), S = max over visible j of scale*sum_d |q_d k_jd| [T, H]."
     if 'magnitudes' in batch._cache: return batch._cache['magnitudes']
     args = batch.ref_args()
-    kb = batch.k_buffer.abs()
+    if batch.fp8_cache: args['k_buffer'] = batch.k_buffer.float()   # exact: every fp8 value is a float32 value
+    kb = args['k_buffer'].abs()
     a, _ = verify_attn_ref(**{**args, 'v_buffer': kb[..., :batch.v_buffer.shape[-1]], 'v_extend': batch.v_extend.abs()}, compute_dtype=torch.float32)
     T, H = batch.q_extend.shape[:2]
     s_abs = torch.zeros(T, H, dtype=torch.float32, device=batch.device)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/00c_sglang.ipynb #d8ae3a5b
 from __future__ import annotations
+import dataclasses
 import importlib, importlib.abc, importlib.machinery, importlib.util, os, sys, types, warnings
 import torch
 from torch import Tensor
@@ -88,7 +89,7 @@ def sglang_version() -> str: return import_sglang('sglang.version').__version__
 # %% ../nbs/00c_sglang.ipynb #35f15597
 def _interpreting() -> bool: return _state['interpret'] if _state['interpret'] is not None else not torch.cuda.is_available()
 
-def sglang_extend_attention(batch, lse:bool=False, upcast_bf16:bool|None=None):
+def sglang_extend_attention(batch, lse:bool=False, upcast_bf16:bool|None=None, upcast_fp8_cache:bool|None=None):
     "Run SGLang's own `extend_attention_fwd` on a VerifyBatch as the Triton backend calls it in target_verify; returns o (and lse)."
     from verify_kernel.workloads import VerifyBatch
     if not isinstance(batch, VerifyBatch): raise VerifyArgError(f"sglang_extend_attention: `batch` must be a VerifyBatch; got {type(batch).__name__}")
@@ -99,6 +100,12 @@ def sglang_extend_attention(batch, lse:bool=False, upcast_bf16:bool|None=None):
         raise VerifyArgError(f"sglang_extend_attention: `batch` must be on a CUDA device for the compiled kernel; got {batch.device}")
     if upcast_bf16 is None: upcast_bf16 = interp
     run = batch.to(dtype=torch.float32) if (upcast_bf16 and batch.dtype == torch.bfloat16) else batch
+    # an fp8 cache: the interpreter cannot run SGLang's fp8 dots, so it gets the exactly dequantized cache (the judge's math);
+    # compiled, the fp8 cache goes in as is (SGLang's own fp8 path: q cast to e4m3 for Q.K^T, P to e4m3 for P.V)
+    if upcast_fp8_cache is None: upcast_fp8_cache = interp
+    if upcast_fp8_cache and batch.fp8_cache:
+        kb = run.k_buffer.to(torch.float32 if run.dtype == torch.float32 else run.dtype)
+        run = dataclasses.replace(run, k_buffer=kb, v_buffer=kb[..., :batch.v_buffer.shape[-1]], _cache={})
     m = import_sglang('sglang.kernels.ops.attention.extend_attention')
     args, kwargs = run.sglang_args()
     lse_t = torch.empty(run.q_extend.shape[0], run.heads, dtype=torch.float32, device=run.device) if lse else None

@@ -189,7 +189,7 @@ class VerifyBatch:
     q_extend: Tensor      # [T, H, Dk]
     k_extend: Tensor      # [T, 1, Dk] draft latent keys
     v_extend: Tensor      # [T, 1, Dv] = k_extend[..., :Dv], contiguous
-    k_buffer: Tensor      # [S, 1, Dk] latent cache; unowned slots NaN
+    k_buffer: Tensor      # [S, 1, Dk] latent cache (q's dtype, or fp8 e4m3); unowned slots NaN
     v_buffer: Tensor      # [S, 1, Dv] view of k_buffer[..., :Dv]
     qo_indptr: Tensor     # [B+1] int32 (int64 in the CUDA-graph buffers)
     kv_indptr: Tensor     # [B+1] int32
@@ -231,6 +231,8 @@ class VerifyBatch:
     @property
     def dtype(self) -> torch.dtype: return self.q_extend.dtype
     @property
+    def fp8_cache(self) -> bool: return self.k_buffer.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+    @property
     def device(self) -> torch.device: return self.q_extend.device
 
     def ref_args(self) -> dict:
@@ -255,13 +257,13 @@ class VerifyBatch:
         return self._cache[compute_dtype]
 
     def to(self, device=None, dtype=None) -> 'VerifyBatch':
-        "A copy on `device` with q/k/v and the cache in `dtype` (v_buffer stays a view of k_buffer)."
+        "A copy on `device` with q/k/v and the cache in `dtype` (an fp8 cache stays fp8; v_buffer stays a view of k_buffer)."
         if dtype is not None and dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
             raise VerifyArgError(f"VerifyBatch.to: `dtype` must be float16, bfloat16, float32 or float64; got {dtype}")
         kw = {}
         for f in _TENSOR_FIELDS:
             t = getattr(self, f).to(device) if device is not None else getattr(self, f)
-            if dtype is not None and f in ('q_extend', 'k_extend', 'v_extend', 'k_buffer'): t = t.to(dtype)
+            if dtype is not None and f in ('q_extend', 'k_extend', 'v_extend') + (() if self.fp8_cache else ('k_buffer',)): t = t.to(dtype)
             kw[f] = t
         kw['v_buffer'] = kw['k_buffer'][..., :self.v_buffer.shape[-1]]
         return replace(self, **kw, _cache={})
@@ -273,7 +275,7 @@ class VerifyBatch:
         q0, q1 = int(self.qo_indptr[b]), int(self.qo_indptr[b + 1])
         k0, k1 = int(self.kv_indptr[b]), int(self.kv_indptr[b + 1])
         n, L = q1 - q0, k1 - k0
-        kv = torch.cat([self.k_buffer[self.kv_indices[k0:k1].long(), 0], self.k_extend[q0:q1, 0]])
+        kv = torch.cat([self.k_buffer[self.kv_indices[k0:k1].long(), 0].to(self.dtype), self.k_extend[q0:q1, 0]])  # fp8 -> q's dtype: exact
         m0 = int(self.mask_indptr[b])
         mask = self.custom_mask[m0:m0 + n * (L + n)].view(n, L + n) != 0
         if self.skip_prefix_custom_mask: mask[:, :L] = True
@@ -325,6 +327,7 @@ def make_batch(prefix_lens:list,           # committed prefix length of each req
                trees,                       # a DraftTree for every request, or one for all (same n)
                *, heads:int=16, head_dim:int=576, v_head_dim:int=512,
                dtype:torch.dtype=torch.bfloat16, seed:int=0,
+               cache_dtype:torch.dtype|None=None,  # None: dtype; torch.float8_e4m3fn: an fp8 cache (rows stored / k_scale, as SGLang quantizes)
                sm_scale:float|None=None,    # None: deepseek_sm_scale() = 192^-0.5
                logit_cap:float=0.0, k_scale:float=1.0, v_scale:float=1.0,
                kv_index_dtype:torch.dtype=torch.int64, qo_indptr_dtype:torch.dtype=torch.int32,
@@ -353,6 +356,9 @@ def make_batch(prefix_lens:list,           # committed prefix length of each req
         if isinstance(v, bool) or not isinstance(v, int) or v < 1: bad(arg, 'an int >= 1', repr(v))
     if v_head_dim > head_dim: bad('v_head_dim', f'<= head_dim = {head_dim} (V is a view of the latent keys)', v_head_dim)
     if dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64): bad('dtype', 'float16, bfloat16, float32 or float64', dtype)
+    if cache_dtype is None: cache_dtype = dtype
+    if cache_dtype not in (dtype, torch.float8_e4m3fn, torch.float8_e5m2): bad('cache_dtype', f'None, {dtype} (dtype) or an fp8 type', cache_dtype)
+    fp8 = cache_dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
     if kv_index_dtype not in (torch.int32, torch.int64): bad('kv_index_dtype', 'torch.int32 or torch.int64', kv_index_dtype)
     if qo_indptr_dtype not in (torch.int32, torch.int64): bad('qo_indptr_dtype', 'torch.int32 or torch.int64', qo_indptr_dtype)
     if mask_dtype not in (torch.bool, torch.uint8): bad('mask_dtype', 'torch.bool or torch.uint8', mask_dtype)
@@ -381,13 +387,15 @@ def make_batch(prefix_lens:list,           # committed prefix length of each req
     kv_indices = torch.cat(kv_idx).long()
     out_cache_loc = torch.cat(out_loc).long()
     Dk, Dv = head_dim, v_head_dim
-    k_buffer = torch.full((S, 1, Dk), float('nan'), dtype=dtype)
+    # an fp8 cache holds value / k_scale (SGLang's quantization: the kernel multiplies by the descale k_scale)
+    store = (lambda x: (x.float() / k_scale).to(cache_dtype)) if fp8 else (lambda x: x.to(dtype))
+    k_buffer = torch.full((S, 1, Dk), float('nan'), dtype=cache_dtype)   # fp8: the NaN pattern of that format
     owned_slots = kv_indices[:sum(prefix_lens)]
-    k_buffer[owned_slots] = (torch.randn(len(owned_slots), 1, Dk, generator=g) * kv_std).to(dtype)
+    k_buffer[owned_slots] = store(torch.randn(len(owned_slots), 1, Dk, generator=g) * kv_std)
     q = (torch.randn(T, heads, Dk, generator=g) * q_std).to(dtype)
     k = (torch.randn(T, 1, Dk, generator=g) * kv_std).to(dtype)
     if graph_pad: q[B * n:] = 0; k[B * n:] = 0
-    k_buffer[out_cache_loc[:B * n]] = k[:B * n]   # save_kv_cache: the drafts' latent rows land in the cache too
+    k_buffer[out_cache_loc[:B * n]] = store(k[:B * n])   # save_kv_cache: the drafts' latent rows land in the cache too
     v = k[..., :Dv].contiguous()
     # masks: prefix columns 1 (SGLang fills True), draft block = ancestors + self; padding requests all ones
     blocks = []

@@ -18,8 +18,9 @@ IndexArray index_array(const at::Tensor& t, const char* name) {
   return IndexArray{t.data_ptr(), t.scalar_type() == at::kLong ? 1 : 0};
 }
 
-void check_rows(const at::Tensor& t, const char* name, int64_t dim) {
-  TORCH_CHECK(t.scalar_type() == at::kBFloat16, kFn, ": ", name, " must be bfloat16, got ", t.scalar_type());
+void check_rows(const at::Tensor& t, const char* name, int64_t dim, bool fp8_ok = false) {
+  TORCH_CHECK(t.scalar_type() == at::kBFloat16 || (fp8_ok && t.scalar_type() == at::kFloat8_e4m3fn), kFn, ": ", name,
+              " must be bfloat16", fp8_ok ? " or float8_e4m3fn" : "", ", got ", t.scalar_type());
   TORCH_CHECK(t.dim() == 3 && t.size(2) == dim, kFn, ": ", name, " must be 3-D with last dim ", dim, ", got ", t.sizes());
   TORCH_CHECK(t.stride(2) == 1, kFn, ": ", name, " must have unit stride in its last dim, got strides ", t.strides());
   TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0, kFn, ": ", name, " must start 16-byte aligned");
@@ -99,7 +100,7 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
   using paged::kHeadDimV;
   check_rows(q, "q", kHeadDimQK);
   check_rows(k_extend, "k_extend", kHeadDimQK);
-  check_rows(k_buffer, "k_buffer", kHeadDimQK);
+  check_rows(k_buffer, "k_buffer", kHeadDimQK, /*fp8_ok=*/true);
   check_rows(o, "o", kHeadDimV);
   const int64_t T = q.size(0), H = q.size(1), S = k_buffer.size(0);
   TORCH_CHECK(k_extend.size(0) == T && k_extend.size(1) == 1, kFn, ": k_extend must be [T, 1, 576] with T = ", T, ", got ",
@@ -109,15 +110,16 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
   for (const auto& [t, name] : {std::pair{&k_extend, "k_extend"}, std::pair{&k_buffer, "k_buffer"}, std::pair{&o, "o"}}) {
     TORCH_CHECK(t->device() == q.device(), kFn, ": ", name, " must be on q's device ", q.device(), ", got ", t->device());
   }
-  TORCH_CHECK((q.stride(0) | q.stride(1) | k_extend.stride(0) | k_buffer.stride(0)) % 8 == 0, kFn,
-              ": rows of q, k_extend and k_buffer must start 16-byte aligned (strides multiples of 8 elements)");
+  TORCH_CHECK((q.stride(0) | q.stride(1) | k_extend.stride(0)) % 8 == 0 && (k_buffer.stride(0) * k_buffer.element_size()) % 16 == 0,
+              kFn, ": rows of q, k_extend and k_buffer must start 16-byte aligned (strides multiples of 16 bytes)");
   TORCH_CHECK((o.stride(0) | o.stride(1)) % 4 == 0, kFn, ": o rows must start 8-byte aligned (strides multiples of 4)");
 
   PagedVerifyParams p = batch_params(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, q.device(), T, H,
                                      max_len_extend, target_ctas, min_tiles_per_split);
   p.q = reinterpret_cast<const __nv_bfloat16*>(q.data_ptr());
   p.k_extend = reinterpret_cast<const __nv_bfloat16*>(k_extend.data_ptr());
-  p.kv_cache = reinterpret_cast<const __nv_bfloat16*>(k_buffer.data_ptr());
+  p.kv_cache = k_buffer.data_ptr();
+  p.cache_fp8 = k_buffer.scalar_type() == at::kFloat8_e4m3fn ? 1 : 0;
   p.o = reinterpret_cast<__nv_bfloat16*>(o.data_ptr());
   p.q_token_stride = q.stride(0);
   p.q_head_stride = q.stride(1);
@@ -172,5 +174,5 @@ int64_t paged_num_sms() {
 std::vector<int64_t> paged_constants() {
   using T = paged::Traits;
   return {T::kBlockM, T::kBlockN, T::kStages, T::kThreads, T::kSmemBytes, paged::kMaxDraft, paged::kCtasPerSm,
-          paged::kDefaultMinTilesPerSplit, paged::kCombineWarps * 32, paged::kPlanThreads};
+          paged::kDefaultMinTilesPerSplit, paged::kCombineWarps * 32, paged::kPlanThreads, paged::PagedTraitsE4m3::kSmemBytes};
 }

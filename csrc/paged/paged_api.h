@@ -27,5 +27,5 @@ int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_
 // SM count of the current device (the emulated one under the SIMT emulator).
 int64_t paged_num_sms();
 // Compile-time constants: {block_m, block_n, stages, threads, smem_bytes, max_draft, ctas_per_sm,
-// default_min_tiles_per_split, combine_threads, plan_threads}.
+// default_min_tiles_per_split, combine_threads, plan_threads, smem_bytes of the fp8-cache kernel}.
 std::vector<int64_t> paged_constants();

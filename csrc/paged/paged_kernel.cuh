@@ -40,7 +40,14 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -__builtin_huge_valf();
 
+// The cache's element type: SGLang's bf16 latent cache, or its fp8 e4m3 one (`--kv-cache-dtype
+// fp8_e4m3`: a float8_e4m3fn view of uint8 storage, 576 B a row, descaled by k_scale / v_scale).
+enum class CacheKind { kBf16, kE4m3 };
+
+template <CacheKind kCache = CacheKind::kBf16>
 struct PagedTraits {
+  static constexpr CacheKind kCacheKind = kCache;
+  static constexpr bool kFp8 = kCache == CacheKind::kE4m3;
   static constexpr int kBlockM = 64;    // folded (token, head) rows per CTA
   static constexpr int kBlockN = 16;    // keys per pipeline tile
   static constexpr int kStages = 4;     // cp.async ring depth (tiles in flight while one is computed)
@@ -57,21 +64,27 @@ struct PagedTraits {
   // softmax: one row x kSoftCols keys a thread
   static constexpr int kSoftCols = kBlockM * kBlockN / kThreads;   // 4
   static constexpr int kDraftWords = kMaxDraft / 32;               // packed tree-mask words per token
-  // shared memory (bytes)
+  // shared memory (bytes). The tile the MMAs read holds bf16 rows (kRowBytes apart). With a bf16 cache
+  // the cp.async ring stages are those tiles; with an fp8 cache the ring holds fp8 rows (half the
+  // bytes) and each tile is dequantized into one bf16 tile (kOffTile) before Q K^T.
   static constexpr int kRowBytes = kHeadDimQK * 2 + 16;            // 1168: +16 B so ldmatrix rows hit distinct banks
-  static constexpr int kStageBytes = kBlockN * kRowBytes;          // 18,688
+  static constexpr int kCacheRowBytes = kHeadDimQK * (kFp8 ? 1 : 2) + 16;  // ring row pitch: 1168 (bf16), 592 (fp8)
+  static constexpr int kStageBytes = kBlockN * kCacheRowBytes;     // 18,688 (bf16), 9,472 (fp8)
   static constexpr int kOffKV = 0;
-  static constexpr int kOffS = kOffKV + kStages * kStageBytes;      // partial scores [kWarpsD][64][16] fp32
+  static constexpr int kOffTile = kOffKV + kStages * kStageBytes;  // fp8: the dequantized bf16 tile
+  static constexpr int kOffS = kOffTile + (kFp8 ? kBlockN * kRowBytes : 0);  // partial scores [kWarpsD][64][16] fp32
   static constexpr int kOffP = kOffS + kWarpsD * kBlockM * kBlockN * 4;  // P [64][16] bf16
   static constexpr int kOffAlpha = kOffP + kBlockM * kBlockN * 2;  // row rescale factor [64] fp32
   static constexpr int kOffRowM = kOffAlpha + kBlockM * 4;          // final row max (log2 domain) [64]
   static constexpr int kOffRowL = kOffRowM + kBlockM * 4;           // final row sum [64]
   static constexpr int kOffBits = kOffRowL + kBlockM * 4;           // packed draft mask [64 tokens][kDraftWords]
   static constexpr int kOffWork = kOffBits + kBlockM * kDraftWords * 4;  // this CTA's Work (<= 128 B)
-  static constexpr int kSmemBytes = kOffWork + 128;                 // 96,128 B
+  static constexpr int kSmemBytes = kOffWork + 128;                 // 96,128 B (bf16), 77,952 B (fp8)
   static_assert(kWarpsM * kWarpsD == kWarps && kSoftCols == 4 && kBlockN == 16, "tiling");
   static_assert(kSmemBytes <= 101376, "sm_120 allows 99 KB (101,376 B) of shared memory per block");
 };
+using PagedTraitsBf16 = PagedTraits<CacheKind::kBf16>;
+using PagedTraitsE4m3 = PagedTraits<CacheKind::kE4m3>;
 
 // ------------------------------------------------------------------ small helpers
 __device__ __forceinline__ int64_t load_index(const IndexArray& a, int64_t i) {
@@ -290,6 +303,7 @@ __device__ __forceinline__ Work cta_work(const PagedVerifyParams& p) {
 template <typename Tr>
 __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const PagedVerifyParams p) {
   constexpr int kStages = Tr::kStages, kRowBytes = Tr::kRowBytes, kStageBytes = Tr::kStageBytes;
+  static_assert(kRowBytes == 1168, "the MMAs read bf16 rows 1,168 B apart");
   constexpr int kBlockN = Tr::kBlockN;
   unsigned char* smem = vk::dynamic_smem<unsigned char>();
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -326,21 +340,58 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   // Tile u's row ld_row into its ring stage: a prefix row from the cache, a draft row from k_extend,
   // zeros past the CTA's keys (masked), NaN for a slot outside the cache (never read; every row that
   // reads this tile becomes NaN - through its score, or through P V's 0 x NaN where it is masked).
+  // fp8 cache: only prefix rows go through the ring (576 B); draft and tail rows are written into the
+  // bf16 tile by `dequantize_tile`.
+  constexpr int kCacheChunks = kHeadDimQK * (Tr::kFp8 ? 1 : 2) / 16;  // 16-byte chunks of a cache row: 72 / 36
+  const unsigned char* cache = static_cast<const unsigned char*>(p.kv_cache);
+  const int64_t cache_row_bytes = p.cache_row_stride * (Tr::kFp8 ? 1 : 2);
   auto issue_tile = [&](int u, int64_t slot) {
-    unsigned char* dst = smem + Tr::kOffKV + (u % kStages) * kStageBytes + ld_row * kRowBytes;
+    unsigned char* dst = smem + Tr::kOffKV + (u % kStages) * kStageBytes + ld_row * Tr::kCacheRowBytes;
     const int j = u * kBlockN + ld_row;
     const bool prefix = j < npre;
     if (prefix && slot < 0) {
-      const uint4 nan8 = make_uint4(0x7fc07fc0u, 0x7fc07fc0u, 0x7fc07fc0u, 0x7fc07fc0u);  // bf16 NaN x 8
+      const uint32_t nan4 = Tr::kFp8 ? 0x7f7f7f7fu : 0x7fc07fc0u;  // e4m3 NaN x 4 / bf16 NaN x 2
+      const uint4 nan16 = make_uint4(nan4, nan4, nan4, nan4);
 #pragma unroll
-      for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = nan8;
+      for (int c = ld_chunk; c < kCacheChunks; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = nan16;
       return;
     }
-    const bool valid = prefix || j < nkeys;
-    const __nv_bfloat16* src = prefix ? p.kv_cache + slot * p.cache_row_stride
-                                      : draft_k + int64_t(valid ? j - npre : 0) * p.k_extend_row_stride;
+    if constexpr (Tr::kFp8) {
+      if (!prefix) return;
 #pragma unroll
-    for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) vk::cp_async_16(dst + c * 16, src + c * 8, valid);
+      for (int c = ld_chunk; c < kCacheChunks; c += 16) vk::cp_async_16(dst + c * 16, cache + slot * cache_row_bytes + c * 16, true);
+    } else {
+      const bool valid = prefix || j < nkeys;
+      const unsigned char* src = prefix ? cache + slot * cache_row_bytes
+                                        : reinterpret_cast<const unsigned char*>(draft_k + int64_t(valid ? j - npre : 0) * p.k_extend_row_stride);
+#pragma unroll
+      for (int c = ld_chunk; c < kCacheChunks; c += 16) vk::cp_async_16(dst + c * 16, src + c * 16, valid);
+    }
+  };
+  // fp8 cache: tile `it`'s bf16 tile for the MMAs. Prefix rows: e4m3 -> bf16 (exact: every e4m3 value
+  // is a bf16 value; k_scale / v_scale stay on the scores and on P, as with a bf16 cache); draft rows:
+  // k_extend's bf16 row (plain 128-bit loads); rows past the CTA's keys: zeros.
+  auto dequantize_tile = [&](int it) {
+    const int j = it * kBlockN + ld_row;
+    const unsigned char* src = smem + Tr::kOffKV + (it % kStages) * kStageBytes + ld_row * Tr::kCacheRowBytes;
+    unsigned char* dst = smem + Tr::kOffTile + ld_row * kRowBytes;
+    if (j < npre) {
+#pragma unroll
+      for (int c = ld_chunk; c < kHeadDimQK / 16; c += 16) {  // 16 e4m3 -> 16 bf16 a chunk
+        const uint4 v = *reinterpret_cast<const uint4*>(src + c * 16);
+        const uint2 a = vk::e4m3x4_to_bf16x4(v.x), b = vk::e4m3x4_to_bf16x4(v.y);
+        const uint2 c2 = vk::e4m3x4_to_bf16x4(v.z), d = vk::e4m3x4_to_bf16x4(v.w);
+        *reinterpret_cast<uint4*>(dst + c * 32) = make_uint4(a.x, a.y, b.x, b.y);
+        *reinterpret_cast<uint4*>(dst + c * 32 + 16) = make_uint4(c2.x, c2.y, d.x, d.y);
+      }
+    } else if (j < nkeys) {
+      const uint4* row = reinterpret_cast<const uint4*>(draft_k + int64_t(j - npre) * p.k_extend_row_stride);
+#pragma unroll
+      for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = vk::ldg(row + c);
+    } else {
+#pragma unroll
+      for (int c = ld_chunk; c < kHeadDimQK / 8; c += 16) *reinterpret_cast<uint4*>(dst + c * 16) = make_uint4(0u, 0u, 0u, 0u);
+    }
   };
 
   // Prologue: cache slots of the first kStages tiles (independent loads), then kStages - 1 tiles in flight.
@@ -445,7 +496,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       slot_next = slot_of(u + 1);  // its latency hides behind this iteration
     }
     const int key0 = it * kBlockN;  // first key of the tile (CTA-relative)
-    unsigned char* stage = smem + Tr::kOffKV + (it % kStages) * kStageBytes;
+    unsigned char* stage = smem + (Tr::kFp8 ? Tr::kOffTile : Tr::kOffKV + (it % kStages) * kStageBytes);
+    if constexpr (Tr::kFp8) {
+      dequantize_tile(it);
+      __syncthreads();  // B1': the bf16 tile is complete
+    }
 
     // prefix-column mask bytes: loaded now, used after the MMAs
     unsigned pmask = 0xFu;
@@ -691,13 +746,13 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   const int64_t fr = (tok - q_start) * H + head;
   // slots of this row's M tile: first + split * mtiles + mt (CTAs and slots are split-major)
   const int64_t mtiles = mtiles_i;
-  const int64_t slot0 = int64_t(first_slot) + fr / PagedTraits::kBlockM;
-  const int rr = int(fr % PagedTraits::kBlockM);
+  const int64_t slot0 = int64_t(first_slot) + fr / PagedTraitsBf16::kBlockM;
+  const int rr = int(fr % PagedTraitsBf16::kBlockM);
 
   float mx = kNegInf;
   bool nan = false;  // a NaN in any split (a NaN row read from the cache) makes the row NaN, as unsplit
   for (int s = lane; s < splits; s += 32) {
-    const float ls = vk::ldg(p.partial_lse + (slot0 + s * mtiles) * PagedTraits::kBlockM + rr);
+    const float ls = vk::ldg(p.partial_lse + (slot0 + s * mtiles) * PagedTraitsBf16::kBlockM + rr);
     nan |= ls != ls;
     mx = fmaxf(mx, ls);
   }
@@ -713,9 +768,9 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
 #pragma unroll 4
     for (int s = 0; s < splits; ++s) {
       const int64_t slot = slot0 + s * mtiles;
-      const float wt = exp2f(vk::ldg(p.partial_lse + slot * PagedTraits::kBlockM + rr) - mx);
+      const float wt = exp2f(vk::ldg(p.partial_lse + slot * PagedTraitsBf16::kBlockM + rr) - mx);
       wsum += wt;
-      const float4* src = reinterpret_cast<const float4*>(p.partial_o + (slot * PagedTraits::kBlockM + rr) * kHeadDimV);
+      const float4* src = reinterpret_cast<const float4*>(p.partial_o + (slot * PagedTraitsBf16::kBlockM + rr) * kHeadDimV);
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const float4 v = vk::ldg(src + lane + 32 * c);

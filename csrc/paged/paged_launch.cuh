@@ -6,7 +6,7 @@
 #include "paged/paged_kernel.cuh"
 
 namespace paged {
-using Traits = PagedTraits;
+using Traits = PagedTraitsBf16;  // the sizes the grid and the workspace use (the same for both caches)
 constexpr int kCtasPerSm = 1;  // 96,000 B of shared memory and ~250 registers x 256 threads: one CTA an SM
 constexpr int kDefaultMinTilesPerSplit = 8;  // 128 keys: below this a split's Q load and partial write dominate
 
@@ -49,6 +49,16 @@ inline void bind_workspace(PagedVerifyParams& p, void* workspace) {
 }
 }  // namespace paged
 
+namespace paged {
+template <typename Tr>
+cudaError_t launch_main(const PagedVerifyParams& p, cudaStream_t stream) {
+  cudaError_t err = cudaFuncSetAttribute(paged_verify_kernel<Tr>, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  paged_verify_kernel<Tr><<<unsigned(p.grid_ctas), Tr::kThreads, Tr::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+}  // namespace paged
+
 // ------------------------------------------------------------------ entry points
 
 // The SM count of the current device (the split schedule aims at SMs x CTAs per SM).
@@ -84,10 +94,8 @@ cudaError_t paged_verify(const PagedVerifyParams& p, cudaStream_t stream, bool p
   cudaError_t err = cudaSuccess;
   if (!planned && (err = paged_verify_plan(p, stream)) != cudaSuccess) return err;
   if (p.batch > 0) {
-    err = cudaFuncSetAttribute(paged::paged_verify_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+    err = p.cache_fp8 ? paged::launch_main<paged::PagedTraitsE4m3>(p, stream) : paged::launch_main<paged::PagedTraitsBf16>(p, stream);
     if (err != cudaSuccess) return err;
-    paged::paged_verify_kernel<Traits><<<unsigned(p.grid_ctas), Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
-    if ((err = cudaGetLastError()) != cudaSuccess) return err;
   }
   paged::paged_verify_combine_kernel<<<unsigned(combine_blocks), paged::kCombineWarps * 32, 0, stream>>>(p);
   return cudaGetLastError();

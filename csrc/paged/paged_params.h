@@ -62,7 +62,7 @@ struct PagedVerifyParams {
   const __nv_bfloat16* __restrict__ q;         // [T, H, 576] q_extend
   const __nv_bfloat16* __restrict__ k_extend;  // [T, 1, 576] draft latent keys
   const __nv_bfloat16* __restrict__ v_extend;  // [T, 1, 512] draft values (nullptr: the first 512 dims of k_extend)
-  const __nv_bfloat16* __restrict__ kv_cache;  // [S, 1, 576] k_buffer; v_buffer is its [..., :512] view
+  const void* __restrict__ kv_cache;           // [S, 1, 576] k_buffer (bf16, or fp8 e4m3: see cache_fp8); v_buffer is its [..., :512] view
   IndexArray qo_indptr;                        // [B+1] draft rows of each request
   IndexArray kv_indptr;                        // [B+1] prefix entries of each request in kv_indices
   IndexArray kv_indices;                       // [>= kv_indptr[B]] cache slot of each prefix token (page_size 1)
@@ -81,7 +81,8 @@ struct PagedVerifyParams {
   // ---- strides in elements
   int64_t q_token_stride, q_head_stride;
   int64_t k_extend_row_stride, v_extend_row_stride;
-  int64_t cache_row_stride;
+  int64_t cache_row_stride;                    // elements of the cache's type
+  int cache_fp8;                               // 1: the cache holds fp8 e4m3 (dequantized exactly to bf16 in shared memory)
   int64_t o_token_stride, o_head_stride;
   int64_t lse_token_stride, lse_head_stride;
 

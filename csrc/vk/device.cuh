@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #if defined(VK_SIMT)
 #include "simt/device_host.h"  // host (emulator) implementations of everything below
@@ -125,5 +126,15 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
 __device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
   __half2 v = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<uint32_t*>(&v);
+}
+// Four e4m3 values (SGLang's fp8 cache: float8_e4m3fn, no infinities, S.1111.111 is NaN; byte i of `v`)
+// -> four bf16 (element i: the low half of .x first), exactly: every e4m3 value is a bf16 value. The
+// toolkit's conversion (cvt.rn.f16x2.e4m3x2 on sm_89+, its software path elsewhere and on the host),
+// then f16 -> f32 -> bf16, each step exact.
+__device__ __forceinline__ uint2 e4m3x4_to_bf16x4(uint32_t v) {
+  const __half2_raw lo = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(v & 0xffffu), __NV_E4M3);
+  const __half2_raw hi = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(v >> 16), __NV_E4M3);
+  const float2 a = __half22float2(__half2(lo)), b = __half22float2(__half2(hi));
+  return make_uint2(pack_bf16x2(a.x, a.y), pack_bf16x2(b.x, b.y));
 }
 }  // namespace vk
