@@ -144,10 +144,10 @@ def target_ctas(impl:str, device, num_sms:int|None=None) -> int:
     return num_sms * CTAS_PER_SM
 
 def workspace_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, impl:str='cuda', device=None,
-                    num_sms:int|None=None) -> int:
-    "Bytes of workspace a batch of `batch` requests of at most `max_len_extend` drafts x `num_heads` heads needs."
+                    num_sms:int|None=None, kv_indices_len:int=0) -> int:
+    "Bytes of workspace a batch of `batch` requests of at most `max_len_extend` drafts x `num_heads` heads over `kv_indices_len` prefix entries needs."
     return module(impl).paged_workspace_bytes(batch, num_heads, max_len_extend,
-                                              target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms))
+                                              target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms), kv_indices_len)
 
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
@@ -159,12 +159,12 @@ def _stream_key(device, impl) -> int:
     return torch.cuda.current_stream(device).cuda_stream if impl == 'cuda' else 0
 
 def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
-                      max_len_extend:int=WORKSPACE_DRAFTS, stream:int|None=None, purpose:str='call') -> Tensor:
+                      max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0, stream:int|None=None, purpose:str='call') -> Tensor:
     "The cached workspace of (`device`, `stream`, `purpose`), grown to serve `batch` requests (call before CUDA-graph capture)."
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
     if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
-    need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms)
+    need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
     key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
     with _ws_lock:
         ws = _workspaces.get(key)
@@ -233,7 +233,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
                 min_tiles_per_split:int|None=None) -> VerifyPlan:
-    "Launch the plan kernel for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
+    "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
     if not isinstance(qo_indptr, Tensor): raise VerifyArgError(f"{fn}: `qo_indptr` must be a tensor; got {type(qo_indptr).__name__}")
     dev = qo_indptr.device
@@ -256,7 +256,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
     if workspace is None:
-        workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend, purpose='plan')
+        workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend,
+                                      kv_indices_len=kv_indices.numel(), purpose='plan')
     elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != dev:
         raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {dev}; got {type(workspace).__name__}")
     module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
@@ -318,7 +319,8 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
         if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
             raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
         if workspace is None:
-            workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend)
+            workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend,
+                                          kv_indices_len=kv_indices.numel())
         elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != q_extend.device:
             raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {q_extend.device}; got {type(workspace).__name__}")
     module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,

@@ -69,7 +69,7 @@ PagedVerifyParams batch_params(const at::Tensor& qo_indptr, const at::Tensor& kv
   const int64_t grid = paged::grid_ctas(target_ctas, B, H, max_len_extend);
   TORCH_CHECK(grid <= 0x7fffffff, kFn, ": the grid would need ", grid, " CTAs");
   p.grid_ctas = int(grid);
-  const int64_t need = paged_verify_workspace_bytes(B, grid, target_ctas);
+  const int64_t need = paged_verify_workspace_bytes(B, grid, target_ctas, kv_indices.numel());
   TORCH_CHECK(workspace.scalar_type() == at::kByte && workspace.is_contiguous(), kFn, ": workspace must be a contiguous uint8 tensor");
   TORCH_CHECK(workspace.numel() >= need, kFn, ": workspace must hold at least ", need, " bytes, got ", workspace.numel());
   TORCH_CHECK(reinterpret_cast<uintptr_t>(workspace.data_ptr()) % 256 == 0, kFn, ": workspace must start 256-byte aligned");
@@ -158,10 +158,10 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
   TORCH_CHECK(err == cudaSuccess, kFn, ": launch failed: ", cudaGetErrorString(err));
 }
 
-int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas) {
-  TORCH_CHECK(batch >= 0 && num_heads >= 1 && max_len_extend >= 0 && target_ctas >= 1,
-              "paged_workspace_bytes: batch, max_len_extend must be >= 0, num_heads and target_ctas >= 1");
-  return paged_verify_workspace_bytes(batch, paged::grid_ctas(target_ctas, batch, num_heads, max_len_extend), target_ctas);
+int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas, int64_t kv_indices_len) {
+  TORCH_CHECK(batch >= 0 && num_heads >= 1 && max_len_extend >= 0 && target_ctas >= 1 && kv_indices_len >= 0,
+              "paged_workspace_bytes: batch, max_len_extend, kv_indices_len must be >= 0, num_heads and target_ctas >= 1");
+  return paged_verify_workspace_bytes(batch, paged::grid_ctas(target_ctas, batch, num_heads, max_len_extend), target_ctas, kv_indices_len);
 }
 
 int64_t paged_num_sms() {

@@ -21,9 +21,9 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
 void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
                     std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
                     int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split);
-// Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads and a
-// schedule aiming at `target_ctas` CTAs.
-int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas);
+// Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads, a schedule
+// aiming at `target_ctas` CTAs and kv_indices of `kv_indices_len` elements (1 bit each for the runs).
+int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas, int64_t kv_indices_len);
 // SM count of the current device (the emulated one under the SIMT emulator).
 int64_t paged_num_sms();
 // Compile-time constants: {block_m, block_n, stages, threads, smem_bytes, max_draft, ctas_per_sm,

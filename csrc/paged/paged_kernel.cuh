@@ -256,6 +256,44 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
   }
 }
 
+// ------------------------------------------------------------------ the runs kernel (once per batch)
+// Bit j of p.runs (j in [0, len(kv_indices) - 1)): kv_indices[j + 1] == kv_indices[j] + 1, i.e. the two
+// keys sit in adjacent cache slots. A CTA whose prefix keys are one run (every bit of its range set)
+// computes its slots as first slot + key and loads no index in its main loop - the contiguous-run
+// fast path for caches kept in runs (KV defragmentation). Only the live part kv_indices[0, kv_indptr[B])
+// is read (bits past it are 0: no stale bit of an earlier batch can ever vouch for a slot); the grid (one
+// thread an element) is fixed by len(kv_indices), so it can be captured.
+constexpr int kRunsThreads = 256;
+
+__global__ void __launch_bounds__(kRunsThreads) paged_verify_runs_kernel(const PagedVerifyParams p) {
+  const int64_t j = int64_t(blockIdx.x) * kRunsThreads + threadIdx.x;
+  const int64_t live = p.batch > 0 ? clamp64(load_index(p.kv_indptr, p.batch), 0, p.kv_indices_len) : 0;
+  const int64_t word = j >> 5;
+  if ((word << 5) >= p.kv_indices_len) return;  // warp-uniform: a warp is one 32-bit word
+  const int lane = threadIdx.x & 31;
+  const int64_t here = j < live ? load_index(p.kv_indices, j) : 0;           // one load an element ...
+  int64_t next = __shfl_down_sync(0xffffffffu, here, 1);                      // ... the next one from the next lane
+  if (lane == 31 && j + 1 < live) next = load_index(p.kv_indices, j + 1);
+  const bool adjacent = j + 1 < live && next == here + 1;
+  const unsigned bits = __ballot_sync(0xffffffffu, adjacent);
+  if (lane == 0) vk::st_global(p.runs + word, bits);
+}
+
+// Do the keys [first, first + count) of kv_indices sit in `count` adjacent slots (bits first .. first +
+// count - 2 of p.runs set)? One thread; a split's 128+ keys are a handful of words.
+__device__ __forceinline__ bool keys_are_one_run(const PagedVerifyParams& p, int64_t first, int64_t count) {
+  if (count <= 1) return true;
+  const int64_t last = first + count - 2;  // the last bit that must be set
+  const int64_t w0 = first >> 5, w1 = last >> 5;
+  for (int64_t w = w0; w <= w1; ++w) {
+    unsigned need = 0xffffffffu;
+    if (w == w0) need &= 0xffffffffu << (first & 31);
+    if (w == w1) need &= 0xffffffffu >> (31 - (last & 31));
+    if ((vk::ldg(p.runs + w) & need) != need) return false;
+  }
+  return true;
+}
+
 // ------------------------------------------------------------------ the main kernel
 // The work of one CTA, with keys counted from the CTA's first key: keys [0, prefix_keys) are prefix
 // keys (cache rows through kv_indices), keys [prefix_keys, num_keys) are drafts draft0, draft0 + 1, ...
@@ -265,6 +303,7 @@ struct Work {
   int64_t mask_start;          // custom_mask element of the request's [n, L + n] block
   int64_t L;                   // prefix length of the request
   int64_t key_begin;           // the CTA's first key in the request's [0, L + n)
+  int64_t run_first;           // the slot of its first prefix key when all its prefix keys sit in adjacent slots, else -1
   int num_keys;                // keys of this CTA
   int prefix_keys;             // of which prefix keys
   int draft0;                  // draft index of the CTA's first draft key
@@ -297,6 +336,9 @@ __device__ __forceinline__ Work cta_work(const PagedVerifyParams& p) {
   w.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
   w.b = cw.request; w.n = r.n; w.mt = cw.m_tile;
   w.slot = cw.slot < p.partial_slots ? cw.slot : -1;
+  w.run_first = -1;  // the contiguous-run fast path: the prefix keys' slots are run_first + key
+  if (p.runs != nullptr && w.prefix_keys > 0 && keys_are_one_run(p, w.index_start, w.prefix_keys))
+    w.run_first = load_index(p.kv_indices, w.index_start);
   return w;
 }
 
@@ -334,7 +376,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   auto slot_of = [&](int u) -> int64_t {
     const int j = u * kBlockN + ld_row;
     if (j >= npre) return -1;
-    const int64_t s = load_index(p.kv_indices, w.index_start + j);
+    // prefix keys in adjacent slots (the contiguous-run fast path): no index load. run_first and
+    // index_start are read from the CTA's work in shared memory, which costs the main loop no register.
+    const int64_t first = work_s->run_first;
+    const int64_t s = first >= 0 ? first + j : load_index(p.kv_indices, work_s->index_start + j);
     return (s >= 0 && s < p.num_slots) ? s : -2;
   };
   // Tile u's row ld_row into its ring stage: a prefix row from the cache, a draft row from k_extend,
@@ -465,12 +510,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const bool sm_ok = sm_fold < rows;
   const int64_t sm_tok = sm_ok ? sm_fold / H : 0;
   const uint32_t* sm_bits = bits + (sm_ok ? int(sm_tok - tok0) : 0) * Tr::kDraftWords;
-  // Prefix columns of the custom mask (only with skip_prefix_custom_mask=False): this row's mask bytes
-  // from the CTA's first key on, and how many of them lie inside custom_mask.
+  // Prefix columns of the custom mask are read only with skip_prefix_custom_mask=False.
   const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask && sm_ok;
-  const int64_t mask_e0 = w.mask_start + sm_tok * (w.L + w.n) + w.key_begin;
-  const uint8_t* mask_row = p.custom_mask + (prefix_mask ? mask_e0 : 0);
-  const int mask_room = prefix_mask && mask_e0 >= 0 ? int(clamp64(p.mask_len - mask_e0, 0, npre)) : 0;
   float m_run = kNegInf, l_run = 0.f;
 
   float* s_part = reinterpret_cast<float*>(smem + Tr::kOffS);
@@ -505,10 +546,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     // prefix-column mask bytes: loaded now, used after the MMAs
     unsigned pmask = 0xFu;
     if (prefix_mask && key0 < npre) {
+      // this row's mask bytes from the CTA's first key on (addresses from the work in shared memory: no
+      // registers held across the loop; the plan guarantees the request's block lies inside custom_mask)
+      const int64_t e0 = work_s->mask_start + sm_tok * (work_s->L + work_s->n) + work_s->key_begin;
+      const int room = int(clamp64(p.mask_len - e0, 0, npre));
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         const int j = key0 + 4 * sm_c4 + c;
-        if (j < mask_room && vk::ldg(mask_row + j) == 0) pmask &= ~(1u << c);
+        if (j < room && vk::ldg(p.custom_mask + e0 + j) == 0) pmask &= ~(1u << c);
       }
     }
 

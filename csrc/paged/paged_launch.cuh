@@ -23,26 +23,29 @@ inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 // The workspace: the plan (header, one RequestPlan a request, one CtaWork a CTA of the grid), then the
 // split partials. Byte offsets, all 256-byte aligned.
 struct WorkspaceLayout {
-  int64_t header, requests, ctas, partial_lse, partial_o, bytes;
+  int64_t header, requests, ctas, runs, partial_lse, partial_o, bytes;
 };
-inline WorkspaceLayout workspace_layout(int64_t batch, int64_t grid, int64_t target_ctas) {
+inline WorkspaceLayout workspace_layout(int64_t batch, int64_t grid, int64_t target_ctas, int64_t kv_indices_len) {
   WorkspaceLayout w;
   const int64_t slots = partial_slots(target_ctas);
   w.header = 0;
   w.requests = align_up(int64_t(sizeof(PlanHeader)), 256);
   w.ctas = align_up(w.requests + batch * int64_t(sizeof(RequestPlan)), 256);
-  w.partial_lse = align_up(w.ctas + grid * int64_t(sizeof(CtaWork)), 256);
+  w.runs = align_up(w.ctas + grid * int64_t(sizeof(CtaWork)), 256);
+  w.partial_lse = align_up(w.runs + (kv_indices_len + 31) / 32 * 4, 256);
   w.partial_o = align_up(w.partial_lse + slots * Traits::kBlockM * int64_t(sizeof(float)), 256);
   w.bytes = w.partial_o + slots * Traits::kBlockM * kHeadDimV * int64_t(sizeof(float));
   return w;
 }
-// Points the plan and partial pointers of `p` into `workspace` (laid out for p.batch, p.grid_ctas, p.target_ctas).
+// Points the plan, runs and partial pointers of `p` into `workspace` (laid out for p.batch, p.grid_ctas,
+// p.target_ctas, p.kv_indices_len).
 inline void bind_workspace(PagedVerifyParams& p, void* workspace) {
-  const WorkspaceLayout ws = workspace_layout(p.batch, p.grid_ctas, p.target_ctas);
+  const WorkspaceLayout ws = workspace_layout(p.batch, p.grid_ctas, p.target_ctas, p.kv_indices_len);
   unsigned char* base = static_cast<unsigned char*>(workspace);
   p.plan_header = reinterpret_cast<PlanHeader*>(base + ws.header);
   p.plan_requests = reinterpret_cast<RequestPlan*>(base + ws.requests);
   p.plan_ctas = reinterpret_cast<CtaWork*>(base + ws.ctas);
+  p.runs = reinterpret_cast<unsigned*>(base + ws.runs);
   p.partial_lse = reinterpret_cast<float*>(base + ws.partial_lse);
   p.partial_o = reinterpret_cast<float*>(base + ws.partial_o);
   p.partial_slots = int(partial_slots(p.target_ctas));
@@ -69,16 +72,23 @@ cudaError_t paged_verify_device_sms(int* sms) {
   return err;
 }
 
-// Bytes of workspace for `batch` requests, a grid of `grid` CTAs and a schedule aiming at `target_ctas`.
-int64_t paged_verify_workspace_bytes(int64_t batch, int64_t grid, int64_t target_ctas) {
-  return paged::workspace_layout(batch, grid, target_ctas).bytes;
+// Bytes of workspace for `batch` requests, a grid of `grid` CTAs, a schedule aiming at `target_ctas` and
+// kv_indices of `kv_indices_len` elements.
+int64_t paged_verify_workspace_bytes(int64_t batch, int64_t grid, int64_t target_ctas, int64_t kv_indices_len) {
+  return paged::workspace_layout(batch, grid, target_ctas, kv_indices_len).bytes;
 }
 
-// The plan of a batch (one CTA): reads qo_indptr, kv_indptr, mask_indptr and the sizes of `p`, writes the
-// plan into the workspace `p` points at. Every later paged_verify(p, stream, planned=true) with the same
+// The plan of a batch (one CTA, plus the runs kernel): reads qo_indptr, kv_indptr, mask_indptr, kv_indices
+// and the sizes of `p`, writes the plan and the adjacency bits into the workspace `p` points at. Every later paged_verify(p, stream, planned=true) with the same
 // index arrays and sizes reuses it (the combine kernel checks the sizes and the lengths it was made for).
+// The plan kernel, then the runs kernel (adjacency bits of kv_indices for the contiguous-run fast path).
 cudaError_t paged_verify_plan(const PagedVerifyParams& p, cudaStream_t stream) {
   paged::paged_verify_plan_kernel<<<1, paged::kPlanThreads, 0, stream>>>(p);
+  cudaError_t err = cudaGetLastError();
+  const int64_t runs_blocks = (p.kv_indices_len + paged::kRunsThreads - 1) / paged::kRunsThreads;
+  if (err != cudaSuccess || runs_blocks == 0 || p.runs == nullptr) return err;
+  if (runs_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  paged::paged_verify_runs_kernel<<<unsigned(runs_blocks), paged::kRunsThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -75,6 +75,7 @@ struct PagedVerifyParams {
   PlanHeader* plan_header;
   RequestPlan* plan_requests;                  // [B]
   CtaWork* plan_ctas;                          // [grid_ctas]
+  unsigned* runs;                              // [ceil(len(kv_indices) / 32)] adjacency bits (paged_verify_runs_kernel); nullptr: no fast path
   float* __restrict__ partial_lse;             // [slots][64] log2-domain LSE of each split's rows
   float* __restrict__ partial_o;               // [slots][64][512] normalized fp32 output of each split
 
