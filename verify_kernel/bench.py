@@ -9,14 +9,17 @@ from pathlib import Path
 import torch
 from . import paged
 from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, MIN_TILES_PER_SPLIT, THREADS,
-                                 gpu_peaks, gpu_verify_inputs, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
+                                 gpu_peaks, gpu_verify_inputs, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
-__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'TRACED', 'LAUNCH_COUNTERS',
-           'MMA_FLOPS', 'MODEL_LABEL', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
-           'hmma_per_tile', 'smem_bytes_per_tile', 'emulator_counts', 'CountModel', 'fit_counts', 'validate',
-           'count_model', 'triton_block_m', 'paged_bound', 'triton_bound', 'flashinfer_mla', 'device_info', 'measure',
-           'load_measured', 'model_rows', 'measured_rows', 'table', 'plot', 'save', 'add_parser', 'main']
+__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'TRACED', 'PLAN_ARGS',
+           'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS', 'MODEL_LABEL',
+           'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile',
+           'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate',
+           'count_model', 'triton_block_m', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla',
+           'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'load_measured', 'model_rows', 'measured_rows',
+           'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model',
+           'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -46,28 +49,35 @@ def gpu_spec(name:str) -> dict:
     raise ValueError(f"--model: unknown GPU {name!r}; known: {sorted(GPUS)}")
 
 # %% ../nbs/90_bench.ipynb #977a61cb
-def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PER_SPLIT) -> dict:
-    "The split schedule of `paged_verify_kernel` (the policy its plan documents): CTAs, their tiles and keys, the plan table."
+def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PER_SPLIT, max_len_extend:int|None=None) -> dict:
+    """The split schedule `paged_verify_plan_kernel` documents: each CTA's tiles and keys, and the whole plan table as
+    `VerifyPlan.table()` reads it back (`table`). `n`: drafts a request (an int, or one a request)."""
     ns = [n] * len(Ls) if isinstance(n, int) else list(n)
-    mt = [math.ceil(k * H / BLOCK_M) for k in ns]
+    mle = max(ns, default=0) if max_len_extend is None else max_len_extend
+    mt = [math.ceil(k * H / BLOCK_M) if k > 0 else 0 for k in ns]
     kt = [math.ceil((L + k) / BLOCK_N) if k > 0 else 0 for L, k in zip(Ls, ns)]
     W = sum(m * t for m, t in zip(mt, kt))
     C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, 1)
-    ctas, plan, slot = [], [], 0
+    grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
+    ctas, plan, requests, entries, slot, q = [], [], [], [], 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
         splits = math.ceil(kt[b] / C) if k > 0 else 0
-        plan.append((slot if splits > 1 else -1, splits))
-        for s in range(splits):
+        first = slot if splits > 1 else -1
+        plan.append((first, splits))
+        requests.append(dict(rows=(q, q + k), prefix_len=L, status=[], first_slot=first, splits=splits, m_tiles=mt[b]))
+        for s in range(splits):                                     # split-major: the M tiles of one split adjacent
             k0, k1 = s * C * BLOCK_N, min((s + 1) * C * BLOCK_N, L + k)
             pre = max(0, min(L - k0, k1 - k0))
             for m in range(mt[b]):
+                entries.append((b, m, s, first + s * mt[b] + m if splits > 1 else -1))
                 ctas.append(dict(b=b, split=s, mt=m, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre,
                                  tiles=math.ceil((k1 - k0) / BLOCK_N), draft_tiles=math.ceil((k1 - k0) / BLOCK_N) - pre // BLOCK_N,
-                                 reaches_drafts=k1 - k0 > pre,
-                                 split_request=splits > 1))
+                                 reaches_drafts=k1 - k0 > pre, split_request=splits > 1))
         if splits > 1: slot += splits * mt[b]
-    grid = target_ctas + len(Ls) * math.ceil(max(ns) * H / BLOCK_M)
-    return dict(ctas=ctas, plan=plan, grid=grid, chunk=C, rows=sum(ns) * H,
+        q += k
+    table = dict(chunk_tiles=C, ctas_used=len(ctas), slots_used=slot, requests=requests,
+                 ctas=entries + [(-1, 0, 0, -1)] * (grid - len(entries)))
+    return dict(ctas=ctas, plan=plan, table=table, grid=grid, chunk=C, rows=sum(ns) * H,
                 split_rows=sum(k * H for k, (_, s) in zip(ns, plan) if s > 1),
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
@@ -97,32 +107,49 @@ def smem_bytes_per_tile() -> dict:
 
 # %% ../nbs/90_bench.ipynb #853e9270
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
+PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
 LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
+ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_kernel': 'main', 'paged_verify_combine_kernel': 'combine'}
+BATCH_ROLES, LAYER_ROLES = ('plan',), ('main', 'combine')   # once a forward batch; every layer
 
-def _kernel_key(name:str) -> str:
-    "Counters are kept per launch kind: the main kernel, the combine kernel, and any other launch of the call (a plan kernel) by its role."
-    fn = re.sub(r'<.*', '', name).split('::')[-1]
-    return 'combine' if 'combine' in fn else 'plan' if 'plan' in fn else 'main'
+def launch_role(kernel:str) -> str:
+    "The role of a launch of the paged family by its kernel's name: 'plan' (once a batch), 'main' or 'combine' (every layer)."
+    fn = re.sub(r'<.*', '', kernel).split('(')[0].split('::')[-1].strip()
+    if fn not in ROLES: raise AssertionError(f"launch of {kernel!r}: not a kernel of the paged family {sorted(ROLES)}; give it a role")
+    return ROLES[fn]
+
+def _role_counts(launches, roles) -> dict:
+    "Counters of `launches`, summed per launch role; a launch of a role outside `roles` is an error."
+    out = {}
+    add = lambda k, v: out.__setitem__(k, out.get(k, 0) + v)
+    for l in launches:
+        r = launch_role(l.kernel)
+        if r not in roles: raise AssertionError(f"{l.kernel} ({r}) launched where only {roles} were expected")
+        add(f'{r}.launches', 1); add(f'{r}.grid', l.grid[0] * l.grid[1] * l.grid[2])
+        for c in LAUNCH_COUNTERS: add(f'{r}.{c}', getattr(l, c))
+        for t, v in l.loaded.items(): add(f'{r}.loaded.{t}', v)
+        for t, v in l.stored.items(): add(f'{r}.stored.{t}', v)
+    return out
+
+def _unique(tr, prefix='') -> dict:
+    return {f'{prefix}unique_{w}.{t}': (tr.unique_loaded if w == 'loaded' else tr.unique_stored)(t) for t in tr.tensors for w in ('loaded', 'stored')}
 
 def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
-    "Run the paged kernel in the SIMT emulator on the benchmark's inputs (CPU) and return every counted event, flat."
+    """Run the paged kernels in the SIMT emulator on the benchmark's inputs (CPU) as a forward pass does - the plan kernel
+    once, then one layer's call with that plan - and return every counted event, flat and by launch role, with the
+    plan table the device wrote (`table`)."""
     from verify_kernel import simt
     d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
     sms = num_sms or paged.target_ctas('simt', 'cpu')
-    ws = paged._aligned_bytes(paged.workspace_bytes(bs, 'simt', 'cpu', sms), 'cpu')   # exactly sized: the trace counts per byte
-    with simt.trace(**{k: d[k] for k in TRACED}, workspace=ws) as tr:
-        assert verify_attn_fwd(**d, num_sms=sms, min_tiles_per_split=min_tiles, workspace=ws)
-    out = {}
-    for l in tr.launches:
-        k = _kernel_key(l.kernel)
-        out[f'{k}.grid'] = out.get(f'{k}.grid', 0) + l.grid[0] * l.grid[1] * l.grid[2]
-        for c in LAUNCH_COUNTERS: out[f'{k}.{c}'] = out.get(f'{k}.{c}', 0) + getattr(l, c)
-        for t, v in l.loaded.items(): out[f'{k}.loaded.{t}'] = out.get(f'{k}.loaded.{t}', 0) + v
-        for t, v in l.stored.items(): out[f'{k}.stored.{t}'] = out.get(f'{k}.stored.{t}', 0) + v
-    for t in tr.tensors:
-        out[f'unique_loaded.{t}'] = tr.unique_loaded(t); out[f'unique_stored.{t}'] = tr.unique_stored(t)
-    out['plan'] = [tuple(x) for x in ws[:8 * bs].view(torch.int32).view(-1, 2).tolist()]
-    return out
+    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms), 'cpu')   # exactly sized: the trace counts per byte
+    reg = {k: d[k] for k in TRACED}
+    with simt.trace(**reg, workspace=ws) as tp:      # once a batch
+        plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
+                           min_tiles_per_split=min_tiles)
+    with simt.trace(**reg, workspace=ws) as tl:      # one layer
+        assert verify_attn_fwd(**d, plan=plan, check_args=False)
+    return {**_role_counts(tp.launches, BATCH_ROLES), **_unique(tp, 'plan.'), **_role_counts(tl.launches, LAYER_ROLES), **_unique(tl),
+            'table': plan.table()}
 
 # %% ../nbs/90_bench.ipynb #7705e638
 def _calibration_runs(N_max:int=320) -> list[tuple]:
@@ -132,7 +159,7 @@ def _calibration_runs(N_max:int=320) -> list[tuple]:
 
 @dataclasses.dataclass
 class CountModel:
-    "Every counted event of the paged kernel as a linear function of the tile quantities (`FEATURES`), for fixed drafts, heads and batch."
+    "Every counted event of the paged kernels as a linear function of the tile quantities (`FEATURES`), for fixed drafts, heads and batch."
     n:int; H:int; bs:int
     coef:dict                     # counter -> {feature: coefficient}
     runs:int
@@ -156,6 +183,15 @@ def _sparse_exact_fit(X, y) -> dict|None:
     w = torch.linalg.lstsq(X[:, chosen], y.unsqueeze(1), driver='gelsd').solution[:, 0].tolist()
     return {FEATURES[f]: round(c, 6) for f, c in zip(chosen, w) if abs(c) > 1e-6}
 
+def _check_plan(c:dict, sch:dict, where:str):
+    "The plan table the device wrote and the main kernel's grid are the ones `paged_schedule` derives."
+    if c['table'] != sch['table'] or c['main.grid'] != sch['grid']:
+        t, m = c['table'], sch['table']
+        diff = [k for k in m if t.get(k) != m[k]] + (['grid'] if c['main.grid'] != sch['grid'] else [])
+        raise AssertionError(f"the kernel's split plan no longer follows paged_schedule at {where}: {diff} differ; device "
+                             f"chunk {t['chunk_tiles']}, CTAs used {t['ctas_used']}, grid {c['main.grid']}; model chunk {m['chunk_tiles']}, "
+                             f"CTAs used {m['ctas_used']}, grid {sch['grid']}")
+
 def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
     "Read the counters' coefficients off emulator runs at small prefixes (least squares); every calibration run must be reproduced exactly."
     from tqdm.auto import tqdm
@@ -163,10 +199,10 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
     for N, sms, mts in tqdm(_calibration_runs(), desc=f'emulating n={n} H={H} bs={bs}', disable=not progress, leave=False):
         c = emulator_counts(N, n, H, bs, num_sms=sms, min_tiles=mts)
         sch = paged_schedule([N] * bs, n, H, sms, mts)
-        if c['plan'] != sch['plan'] or c['main.grid'] != sch['grid']:
-            raise AssertionError(f"the kernel's split plan no longer follows paged_schedule at N={N}, num_sms={sms}, min_tiles={mts}: "
-                                 f"device {c['plan']} grid {c['main.grid']}, model {sch['plan']} grid {sch['grid']}")
-        keys = keys or sorted(k for k in c if k != 'plan')
+        _check_plan(c, sch, f"N={N}, num_sms={sms}, min_tiles={mts}")
+        ks = sorted(k for k in c if k != 'table')
+        if keys is not None and ks != keys: raise AssertionError(f"the counters differ between calibration runs: {sorted(set(ks) ^ set(keys))}")
+        keys = ks
         f = schedule_features(sch)
         X.append([float(f[k]) for k in FEATURES]); Y.append([float(c[k]) for k in keys])
     X, Y = torch.tensor(X, dtype=torch.float64), torch.tensor(Y, dtype=torch.float64)
@@ -177,27 +213,29 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
         coef[k] = cols
     return CountModel(n, H, bs, coef, len(X))
 
-
-
 def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=None) -> dict:
-    "Emulate the kernel at prefix `N` and compare every counted event with the model's prediction: {counter: (counted, predicted)} of those that differ."
+    """Emulate the kernels at prefix `N` and compare every counted event with the model's prediction, and the plan table with
+    `paged_schedule`'s: {counter: (counted, predicted)} of those that differ ('table': (device's, model's) when the plans differ)."""
     sms = num_sms or paged.target_ctas('simt', 'cpu')
     mts = MIN_TILES_PER_SPLIT if min_tiles is None else min_tiles
     c = emulator_counts(N, model.n, model.H, model.bs, num_sms=sms, min_tiles=mts)
     sch = paged_schedule([N] * model.bs, model.n, model.H, sms, mts)
     p = model.predict(schedule_features(sch))
-    bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in set(c) | set(p) if k != 'plan' and abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5}
-    if c['plan'] != sch['plan']: bad['plan'] = (c['plan'], sch['plan'])
+    bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in (set(c) | set(p)) - {'table'} if abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5}
+    if c['table'] != sch['table']: bad['table'] = (c['table'], sch['table'])
+    if c['main.grid'] != sch['grid']: bad['main.grid'] = (c['main.grid'], sch['grid'])
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
+COUNTS_VERSION = 2   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer
+
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
     from verify_kernel import build
     h = hashlib.sha1()
     for p in sorted((build.csrc_dir()/'paged').rglob('*')) + sorted((build.csrc_dir()/'vk').rglob('*')):
         if p.is_file(): h.update(p.read_bytes())
-    h.update(repr((FEATURES, _calibration_runs(), n, H, bs)).encode())
+    h.update(repr((COUNTS_VERSION, FEATURES, _calibration_runs(), n, H, bs)).encode())
     return h.hexdigest()[:16]
 
 def count_model(n:int, H:int, bs:int=1, cache:Path|None=None, progress:bool=False) -> CountModel:
@@ -226,15 +264,25 @@ def triton_block_m(cc:tuple) -> int:
 
 MMA_FLOPS = 2 * 16 * 8 * 16   # one mma.sync m16n8k16
 
-def paged_bound(shape:Shape, gpu:dict, model:CountModel) -> dict:
-    "Counted events of the paged kernel at `shape` on `gpu` (scaled from the emulator) and the lower bound on its time they imply."
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'])
+def plan_bound(c:dict, gpu:dict) -> dict:
+    "The plan kernel's counted events (once a batch, from the predicted counters `c`) and its floor on `gpu`: one CTA."
+    g = lambda k: c.get(k, 0.0)
+    uniq = sum(v for k, v in c.items() if k.startswith(('plan.unique_loaded.', 'plan.unique_stored.')))
+    glob = g('plan.ld_bytes') + g('plan.st_bytes')
+    t_dram, t_l1 = uniq / gpu['dram_Bps'], glob / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
+    return dict(plan_launches=g('plan.launches'), plan_ctas=g('plan.grid'), plan_barriers=g('plan.barriers'),
+                plan_collectives=g('plan.collectives'), plan_ld_ops=g('plan.ld_ops'), plan_st_ops=g('plan.st_ops'),
+                plan_global_KB=glob / 1e3, plan_bound_us=max(t_dram, t_l1) * 1e6, plan_limiter='dram' if t_dram >= t_l1 else 'one SM (L1)')
+
+def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT) -> dict:
+    """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
+    scaled from the emulator, and the lower bound on its time they imply; the plan kernel (once a batch) beside it, apart."""
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
     tensors = sorted({k.split('.', 1)[1] for k in c if k.startswith('unique_')} - {'workspace'})
     dram = sum(g(f'unique_loaded.{t}') + g(f'unique_stored.{t}') for t in tensors)
-    launches = sorted({k.split('.')[0] for k in c} - {'unique_loaded', 'unique_stored'})   # main, combine (and plan, if any)
-    glob = sum(g(f'{k}.{x}') for k in launches for x in ('ld_bytes', 'st_bytes'))
+    glob = sum(g(f'{k}.{x}') for k in LAYER_ROLES for x in ('ld_bytes', 'st_bytes'))
     tiles = sum(x['tiles'] for x in sch['ctas'])
     busiest = max(max(x['tiles'] for x in sch['ctas']), math.ceil(tiles / gpu['sms']))
     smem_tile = sum(smem_bytes_per_tile().values())
@@ -242,11 +290,13 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel) -> dict:
     t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['bf16_flops'] / gpu['sms'])
     t_smem = busiest * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
     terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem)
-    return dict(ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
+    return dict(min_tiles=min_tiles, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
+                launches=sum(g(f'{k}.launches') for k in LAYER_ROLES),
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
-                hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in launches), collectives=sum(g(f'{k}.collectives') for k in launches),
+                hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
+                collectives=sum(g(f'{k}.collectives') for k in LAYER_ROLES),
                 smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6,
-                bound_us=max(terms.values()) * 1e6, limiter=max(terms, key=terms.get))
+                bound_us=max(terms.values()) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
 
 def triton_bound(shape:Shape, gpu:dict, block_m:int) -> dict:
     "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM."
@@ -282,13 +332,30 @@ def device_info() -> dict:
     p = torch.cuda.get_device_properties(0)
     return dict(hardware=f"{p.name} ({p.multi_processor_count} SMs, cc {p.major}.{p.minor})", gpu=p.name, sms=p.multi_processor_count)
 
-def measure(shape:Shape, reps:int=20, triton_reps:int=5) -> dict:
-    "Time the paged kernel, SGLang's Triton extend_attention_fwd and (where installed) FlashInfer's MLA kernel on identical inputs: CUDA graphs, L2 flushed before every replay, median."
+def device_copy_GBps(nbytes:int=1 << 30, reps:int=5) -> float:
+    "Bandwidth of a device-to-device copy of `nbytes` (read + write), captured in a CUDA graph, median: what this GPU's DRAM reaches."
+    src = torch.empty(nbytes, dtype=torch.uint8, device='cuda'); dst = torch.empty_like(src)
+    ms = time_graph(lambda: dst.copy_(src), reps=reps)
+    del src, dst; torch.cuda.empty_cache()
+    return 2 * nbytes / ms / 1e6
+
+def batch_plan(d:dict, workspace=None, min_tiles:int|None=None):
+    "`plan_verify` for the hook arguments `d` (by name), as the backend makes it once per forward batch."
+    return plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1],
+                       workspace=workspace, min_tiles_per_split=min_tiles)
+
+def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None) -> dict:
+    """Time one layer's call of the paged kernel (its batch's plan made outside the timed region), the plan kernel alone, SGLang's
+    Triton extend_attention_fwd and (where installed) FlashInfer's MLA kernel on identical inputs: CUDA graphs, L2 flushed before every replay, median."""
     from verify_kernel import sglang_support
     sg = sglang_support.import_sglang('sglang.kernels.ops.attention.extend_attention')
     d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=shape.N + shape.n + shape.H + shape.bs)
-    reserve_workspace(shape.bs, 'cuda')
-    ours = time_graph(lambda: verify_attn_fwd(**d), reps=reps)
+    ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n), 'cuda')   # this batch's own, exactly sized
+    plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
+    table = plan.table()                                     # a host sync, outside every timed region
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split)
+    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=min_tiles), reps=reps)   # once a batch (rewrites the same plan)
+    ours = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps)               # one layer's call
     o_ours = d['o_extend'].clone()
     tri = time_graph(lambda: sg.extend_attention_fwd(*[d[k] for k in HOOK_ARG_NAMES], sm_scale=d['sm_scale'], logit_cap=0.0,
                                                      skip_prefix_custom_mask=True), reps=triton_reps)
@@ -302,13 +369,15 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5) -> dict:
     nbytes, flops = verify_cost(shape.N, shape.n, shape.H, shape.bs)
     t_min = max(nbytes / bw, flops / peak)
     del d
-    return dict(paged_us=ours * 1e3, triton_us=tri * 1e3, flashinfer_us=fi_ms * 1e3, speedup_vs_triton=tri / ours,
-                speedup_vs_flashinfer=fi_ms / ours, GBps=nbytes / ours / 1e6, TFLOPS=flops / ours / 1e9,
+    return dict(min_tiles=plan.min_tiles_per_split, paged_us=ours * 1e3, plan_us=plan_ms * 1e3, ctas=table['ctas_used'], chunk_tiles=table['chunk_tiles'],
+                plan_matches_schedule=table == sch['table'], triton_us=tri * 1e3, flashinfer_us=fi_ms * 1e3,
+                speedup_vs_triton=tri / ours, speedup_vs_flashinfer=fi_ms / ours, GBps=nbytes / ours / 1e6, TFLOPS=flops / ours / 1e9,
                 pct_roofline=100 * t_min * 1e3 / ours, t_min_us=t_min * 1e6, bound='memory' if nbytes / bw >= flops / peak else 'compute',
                 max_diff_vs_triton=diff, flashinfer_note=fi_note)
 
 # %% ../nbs/90_bench.ipynb #915f4c15
 MODEL_LABEL = 'model, not measured'
+MIN_TILES = (2, 4, 8, 16, 32)   # the min_tiles_per_split sweep (16-key tiles; the kernel's default is 8)
 
 def _now() -> str: return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
 
@@ -319,13 +388,20 @@ def load_measured(paths) -> list[dict]:
         with open(p) as f: rows += [r for r in csv.DictReader(f) if r.get('kind') == 'measured']
     return rows
 
-def _match(rows, gpu_key, shape):
+def _match(rows, gpu_key, shape, min_tiles=None):
     for r in rows:
-        if gpu_key.lower() in r['hardware'].lower() and (int(r['N']), int(r['n']), int(r['H']), int(r['bs'])) == (shape.N, shape.n, shape.H, shape.bs):
+        if gpu_key.lower() in r['hardware'].lower() and (int(r['N']), int(r['n']), int(r['H']), int(r['bs'])) == (shape.N, shape.n, shape.H, shape.bs) \
+           and (min_tiles is None or int(r.get('min_tiles') or MIN_TILES_PER_SPLIT) == min_tiles):
             return r
 
-def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Path|None=None, progress:bool=True) -> list[dict]:
-    "The lower bound for every shape on `gpu_name` (counted events of the real kernel, scaled; the GPU's published limits), next to any measurement."
+def _num(r, k) -> float:
+    v = r.get(k, '') if r else ''
+    return float(v) if v not in ('', None) else math.nan
+
+def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Path|None=None, progress:bool=True,
+               min_tiles:int=MIN_TILES_PER_SPLIT) -> list[dict]:
+    """The lower bound on one layer's call for every shape on `gpu_name` (counted events of the real kernels, scaled; the GPU's
+    published limits), the plan kernel's per-batch cost beside it, next to any measurement."""
     from tqdm.auto import tqdm
     gpu = gpu_spec(gpu_name)
     bm = triton_block_m(gpu['cc'])
@@ -336,46 +412,99 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
         nbytes, flops = verify_cost(s.N, s.n, s.H, s.bs)
         t_min = max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops'])
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
-                 **paged_bound(s, gpu, models[key]), **triton_bound(s, gpu, bm), t_min_us=t_min * 1e6)
+                 **paged_bound(s, gpu, models[key], min_tiles), **triton_bound(s, gpu, bm), t_min_us=t_min * 1e6)
         r.update(speedup_bound=r['triton_bound_us'] / r['bound_us'], GBps_at_bound=nbytes / r['bound_us'] / 1e3,
                  pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'])
-        m = _match(measured, gpu['key'], s)
-        r.update(measured_paged_us=float(m['paged_us']) if m else math.nan, measured_triton_us=float(m['triton_us']) if m else math.nan,
+        m = _match(measured, gpu['key'], s, min_tiles)
+        r.update(measured_paged_us=_num(m, 'paged_us'), measured_plan_us=_num(m, 'plan_us'), measured_triton_us=_num(m, 'triton_us'),
                  measured_on=m['date'] if m else '')
         r.update(measured_over_bound=r['measured_paged_us'] / r['bound_us'], triton_measured_over_bound=r['measured_triton_us'] / r['triton_bound_us'])
         rows.append(r)
     return rows
 
 def measured_rows(sweep:list[Shape], reps:int=20, progress:bool=True) -> list[dict]:
-    "`measure` every shape on this machine's GPU."
+    "`measure` every shape on this machine's GPU (and its device-to-device copy bandwidth once, in every row)."
     from tqdm.auto import tqdm
-    info, rows = device_info(), []
+    info, copy = device_info(), device_copy_GBps()
+    rows = []
     for s in tqdm(sweep, desc='bench', disable=not progress, unit='shape'):
-        rows.append(dict(date=_now(), hardware=info['hardware'], kind='measured', **dataclasses.asdict(s), **measure(s, reps=reps)))
+        r = dict(date=_now(), hardware=info['hardware'], kind='measured', **dataclasses.asdict(s), **measure(s, reps=reps), copy_GBps=copy)
+        r['pct_of_copy'] = 100 * r['GBps'] / copy
+        rows.append(r)
         torch.cuda.empty_cache()
     return rows
 
-def _f(x, fmt):
-    return '-' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+def split_sweep(prefixes=(4096, 16384, 65536), n:int=16, H:int=8, min_tiles=MIN_TILES, reps:int=20, progress:bool=True) -> list[dict]:
+    """The split policy's free parameter measured: one layer's call at each `min_tiles_per_split` (its plan made outside the timed
+    region with that value), CUDA graphs, L2 flushed, median."""
+    from tqdm.auto import tqdm
+    info, rows = device_info(), []
+    for N in tqdm(prefixes, desc='min_tiles sweep', disable=not progress, unit='prefix'):
+        d = gpu_verify_inputs(N, n, H, seed=7)
+        ws = paged._aligned_bytes(paged.workspace_bytes(1, H, n), 'cuda')
+        for mts in min_tiles:
+            plan = batch_plan(d, workspace=ws, min_tiles=mts)
+            t = plan.table()
+            us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
+            rows.append(dict(date=_now(), hardware=info['hardware'], kind='measured', N=N, n=n, H=H, bs=1, min_tiles=mts, paged_us=us,
+                             ctas=t['ctas_used'], chunk_tiles=t['chunk_tiles']))
+        del d, ws; torch.cuda.empty_cache()
+    return rows
+
+def split_model_rows(gpu_name:str, prefixes=(4096, 16384, 65536), n:int=16, H:int=8, min_tiles=MIN_TILES, cache:Path|None=None,
+                     model:CountModel|None=None) -> list[dict]:
+    "The lower bound on one layer's call at each `min_tiles_per_split` on `gpu_name` (model, not measured); `model`: a fitted `CountModel` of (n, H, 1)."
+    gpu = gpu_spec(gpu_name)
+    m = model or count_model(n, H, 1, cache=cache)
+    if (m.n, m.H, m.bs) != (n, H, 1): raise ValueError(f"split_model_rows: a count model of n={n} H={H} bs=1 is needed, got {(m.n, m.H, m.bs)}")
+    return [dict(date=_now(), hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, N=N, n=n, H=H, bs=1,
+                 **paged_bound(Shape(N, n, H), gpu, m, mts)) for N in prefixes for mts in min_tiles]
+
+def split_table(rows:list[dict], model:list[dict]=()) -> str:
+    "The min_tiles_per_split sweep as a table, one row a prefix (measured or modelled: the header says which), with the bound beside a measurement."
+    if not rows: return '(no rows)'
+    r0, mts = rows[0], sorted({r['min_tiles'] for r in rows})
+    cell = {(r['N'], r['min_tiles']): r for r in rows}
+    bound = {(r['N'], r['min_tiles']): r for r in model}
+    meas = r0['kind'] == 'measured'
+    what = (f"measured on {r0['hardware']}, {r0['date']}: one layer's call, its plan made outside the timed region (CUDA graphs, L2 flushed, median)"
+            + (f"; beside it the lower bound (**{MODEL_LABEL}**)" if model else '')) if meas else \
+           f"**{MODEL_LABEL}**: lower bounds on one layer's call on {r0['hardware']}, computed {r0['date']}"
+    head = [f"{what}, n={r0['n']} H={r0['H']}, us (CTAs)\n", '| N | ' + ' | '.join(f'min_tiles {m}' for m in mts) + ' |', '|---|' + '---|' * len(mts)]
+    def fmt(N, m):
+        r = cell.get((N, m))
+        if r is None: return '-'
+        t = r['paged_us'] if meas else r['bound_us']
+        b = bound.get((N, m))
+        return f"{t:.1f}" + (f" / >= {b['bound_us']:.1f}" if meas and b else '') + f" ({r['ctas']})"
+    return '\n'.join(head + [f"| {N} | " + ' | '.join(fmt(N, m) for m in mts) + ' |' for N in sorted({r['N'] for r in rows})])
+
+def _f(x, fmt, unit=''):
+    return '-' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt) + unit
 
 def table(rows:list[dict]) -> str:
     "A markdown table of `bench` rows (measured or modelled: the header says which, with hardware and date)."
     if not rows: return '(no rows)'
     r0 = rows[0]
     if r0['kind'] == 'measured':
-        head = (f"measured on {r0['hardware']}, {r0['date']} (CUDA graphs, L2 flushed, median)\n\n"
-                '| N | n | H | bs | paged us | Triton us | FlashInfer us | vs Triton | vs FlashInfer | GB/s | TFLOPS | % of roofline | bound | max diff vs Triton |\n'
-                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {_f(r['paged_us'], '.1f')} | {_f(r['triton_us'], '.0f')} | {_f(r['flashinfer_us'], '.1f')} | "
-                f"{_f(r['speedup_vs_triton'], '.1f')}x | {_f(r['speedup_vs_flashinfer'], '.2f')}x | {_f(r['GBps'], '.0f')} | {_f(r['TFLOPS'], '.0f')} | "
-                f"{_f(r['pct_roofline'], '.0f')}% | {r['bound']} | {_f(r['max_diff_vs_triton'], '.1e')} |" for r in rows]
-    else:
-        head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernel, scaled by the tile arithmetic\n\n"
-                f'| N | n | H | bs | paged bound us ({MODEL_LABEL}) | limiter | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | measured paged us | measured / bound |\n'
+        head = (f"measured on {r0['hardware']}, {r0['date']} (CUDA graphs, L2 flushed, median; one layer's call with the batch's plan, "
+                f"the plan kernel apart; device copy {r0['copy_GBps']:.0f} GB/s)\n\n"
+                '| N | n | H | bs | paged us (a layer) | plan us (a batch) | Triton us | FlashInfer us | vs Triton | vs FlashInfer | GB/s | % of copy | TFLOPS | % of roofline | bound | CTAs | plan = schedule | max diff vs Triton |\n'
                 '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | {r['global_MB']:.0f} | "
-                f"{r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['triton_bound_us']:.0f} | {r['speedup_bound']:.0f}x | {r['pct_roofline_at_bound']:.0f}% | "
-                f"{_f(r['measured_paged_us'], '.1f')} | {_f(r['measured_over_bound'], '.2f')} |" for r in rows]
+        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {_f(r['paged_us'], '.1f')} | {_f(r['plan_us'], '.1f')} | {_f(r['triton_us'], '.0f')} | "
+                f"{_f(r['flashinfer_us'], '.1f')} | {_f(r['speedup_vs_triton'], '.1f', 'x')} | {_f(r['speedup_vs_flashinfer'], '.2f', 'x')} | {_f(r['GBps'], '.0f')} | "
+                f"{_f(r['pct_of_copy'], '.0f', '%')} | {_f(r['TFLOPS'], '.0f')} | {_f(r['pct_roofline'], '.0f', '%')} | {r['bound']} | {r['ctas']} | "
+                f"{'yes' if r['plan_matches_schedule'] else 'NO'} | {_f(r['max_diff_vs_triton'], '.1e')} |" for r in rows]
+    else:
+        head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
+                f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the plan kernel once a batch apart\n\n"
+                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
+                f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | measured paged us | measured / bound | measured plan us |\n'
+                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
+                f"{r['global_MB']:.0f} | {r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['plan_bound_us']:.3f} | {r['plan_barriers']:.0f} | "
+                f"{r['triton_bound_us']:.0f} | {r['speedup_bound']:.0f}x | {r['pct_roofline_at_bound']:.0f}% | "
+                f"{_f(r['measured_paged_us'], '.1f')} | {_f(r['measured_over_bound'], '.2f')} | {_f(r['measured_plan_us'], '.1f')} |" for r in rows]
     return '\n'.join([head] + body)
 
 def plot(rows:list[dict], path:Path) -> Path:
@@ -392,16 +521,19 @@ def plot(rows:list[dict], path:Path) -> Path:
         N = [r['N'] for r in rs]; lab = f"n={g[0]} H={g[1]}" + (f" bs={g[2]}" if g[2] > 1 else '')
         l, = ax[0].plot(N, [r[k['t']] for r in rs], marker='o', label=f'paged {lab}')
         ax[0].plot(N, [r[k['tt']] for r in rs], marker='x', ls=':', color=l.get_color(), alpha=0.6)
-        if not model and any(not math.isnan(r['flashinfer_us']) for r in rs):
-            ax[0].plot(N, [r['flashinfer_us'] for r in rs], marker='s', ls='--', color=l.get_color(), alpha=0.6)
+        if not model:
+            ax[0].plot(N, [r['plan_us'] for r in rs], marker='^', ls='none', color=l.get_color(), alpha=0.6)
+            if any(not math.isnan(r['flashinfer_us']) for r in rs):
+                ax[0].plot(N, [r['flashinfer_us'] for r in rs], marker='s', ls='--', color=l.get_color(), alpha=0.6)
         if model and any(not math.isnan(r['measured_paged_us']) for r in rs):
             ax[0].plot(N, [r['measured_paged_us'] for r in rs], marker='*', ls='none', color=l.get_color(), ms=10)
         ax[1].plot(N, [r[k['gb']] for r in rs], marker='o', color=l.get_color(), label=lab)
         ax[2].plot(N, [r[k['pct']] for r in rs], marker='o', color=l.get_color(), label=lab)
         ax[3].plot(N, [r[k['sp']] for r in rs], marker='o', color=l.get_color(), label=lab)
     what = 'model: lower bound' if model else 'measured'
-    ax[0].set(xscale='log', yscale='log', xlabel='prefix N', ylabel='us per call (o paged, x SGLang Triton' + (', s FlashInfer' if not model else ', * measured') + ')',
-              title=f'time per call ({what})')
+    ax[0].set(xscale='log', yscale='log', xlabel='prefix N',
+              ylabel='us a layer (o paged, x SGLang Triton' + (', ^ plan kernel a batch, s FlashInfer' if not model else ', * measured') + ')',
+              title=f'time per layer ({what})')
     ax[1].set(xscale='log', xlabel='prefix N', ylabel='GB/s (roofline bytes / time)', title=f'bandwidth ({what})')
     ax[2].set(xscale='log', xlabel='prefix N', ylabel='% of roofline t_min', title=f'% of roofline ({what})', ylim=(0, 105))
     ax[3].set(xscale='log', yscale='log', xlabel='prefix N', ylabel='x', title=f'speedup over Triton ({what})')
@@ -421,6 +553,16 @@ def save(rows:list[dict], out:Path, stem:str) -> dict:
     return dict(csv=out/f'{stem}.csv', json=out/f'{stem}.json', png=plot(rows, out/f'{stem}.png'))
 
 def _slug(s:str) -> str: return re.sub(r'[^a-z0-9]+', '-', s.lower()).strip('-')
+
+def run_measured(sweep:list[Shape], out:Path='out/bench', reps:int=20, progress:bool=True) -> tuple:
+    "Measure `sweep` on this GPU and save it under `out` as measured-<gpu>.csv/.json/.png: (rows, files)."
+    rows = measured_rows(sweep, reps=reps, progress=progress)
+    return rows, save(rows, out, f"measured-{_slug(device_info()['gpu'])}")
+
+def run_model(sweep:list[Shape], gpu_name:str, out:Path='out/bench', measured:list[dict]=(), progress:bool=True) -> tuple:
+    "The lower bound for `sweep` on `gpu_name` (fits cached under `out`/.cache), saved as model-<gpu>.csv/.json/.png: (rows, files)."
+    rows = model_rows(sweep, gpu_name, measured, cache=Path(out)/'.cache', progress=progress)
+    return rows, save(rows, out, f"model-{_slug(gpu_spec(gpu_name)['key'])}")
 
 # %% ../nbs/90_bench.ipynb #094cc09e
 def _ints(s:str) -> tuple: return tuple(int(x) for x in s.replace(',', ' ').split())
@@ -448,17 +590,15 @@ def main(a) -> int:
         paths = a.measured if a.measured is not None else sorted(out.glob('*measured*.csv'))
         measured = load_measured(paths)
         print(f"verify-kernel bench --model '{gpu['key']}': {len(sweep)} shapes, {MODEL_LABEL}; {len(measured)} measured rows from {len(paths)} CSV(s)")
-        rows = model_rows(sweep, a.model, measured, cache=out/'.cache', progress=not a.no_progress)
-        stem = f"model-{_slug(gpu['key'])}"
+        rows, files = run_model(sweep, a.model, out, measured, progress=not a.no_progress)
     else:
         if not torch.cuda.is_available():
             print("verify-kernel bench: no CUDA GPU on this machine; `--model 'RTX PRO 6000'` (or H200) computes a lower bound on the CPU")
             return 2
         info = device_info()
-        print(f"verify-kernel bench on {info['hardware']}: {len(sweep)} shapes, CUDA graphs, L2 flushed before every replay; {_now()}")
-        rows = measured_rows(sweep, reps=a.reps, progress=not a.no_progress)
-        stem = f"measured-{_slug(info['gpu'])}"
+        print(f"verify-kernel bench on {info['hardware']}: {len(sweep)} shapes, one layer's call with its batch's plan (the plan kernel timed apart), "
+              f"CUDA graphs, L2 flushed before every replay; {_now()}")
+        rows, files = run_measured(sweep, out, reps=a.reps, progress=not a.no_progress)
     print(table(rows))
-    files = save(rows, out, stem)
     print('\n' + '\n'.join(f"{k}: {v.resolve()}" for k, v in files.items()))
     return 0
