@@ -125,8 +125,8 @@ def why_not_served(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, q
 
 # %% ../nbs/03_paged_bf16.ipynb #b49c2d27
 _ws_lock = threading.Lock()
-_workspaces: dict = {}   # (device, impl, stream, purpose) -> uint8 tensor
-_retired: list = []      # replaced workspaces, kept alive: a CUDA graph captured earlier may still write into them
+_workspaces: dict = {}   # (device, impl, stream, purpose) -> every uint8 workspace made for it, oldest first; none is ever
+                         # dropped or replaced: a CUDA graph captured earlier keeps writing into the one it was given
 _sm_counts: dict = {}
 WORKSPACE_HEADS = 128    # the default sizing of reserve_workspace: DeepSeek-V3's heads a rank at TP 1 ...
 WORKSPACE_DRAFTS = MAX_DRAFT  # ... and the most drafts a request
@@ -160,18 +160,18 @@ def _stream_key(device, impl) -> int:
 
 def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
                       max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0, stream:int|None=None, purpose:str='call') -> Tensor:
-    "The cached workspace of (`device`, `stream`, `purpose`), grown to serve `batch` requests (call before CUDA-graph capture)."
+    "The oldest cached workspace of (`device`, `stream`, `purpose`) that serves `batch` requests, a new one when none does (call before CUDA-graph capture)."
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
     if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
     need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
     key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
-    with _ws_lock:
-        ws = _workspaces.get(key)
-        if ws is None or ws.numel() < need:
-            if ws is not None: _retired.append(ws)
-            ws = _workspaces[key] = _aligned_bytes(max(need, 1), device)
-        return ws
+    with _ws_lock:  # the oldest that fits never changes once it exists: a graph and the calls around it agree on it
+        held = _workspaces.setdefault(key, [])
+        for ws in held:
+            if ws.numel() >= need: return ws
+        held.append(_aligned_bytes(max(need, 1), device))
+        return held[-1]
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',

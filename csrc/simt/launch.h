@@ -4,8 +4,9 @@
 //   ::vk_simt::launch(kernel, "kernel", __FILE__, __LINE__, grid, block, smem, stream)(args...)
 // The call operator takes the arguments as the kernel's parameter types (the implicit conversions a
 // CUDA launch does), keeps one copy, and every emulated thread calls the kernel with its own copy.
-// A launch runs to completion before it returns (all streams are synchronous). Errors inside the
-// kernel throw std::runtime_error (a Python RuntimeError through the bindings) naming the kernel,
+// A launch runs to completion before it returns (all streams are synchronous), unless the calling
+// thread captures an emulated CUDA graph (verify_kernel.graphs): then it is recorded (capture()).
+// Errors inside the kernel throw std::runtime_error (a Python RuntimeError through the bindings) naming the kernel,
 // block and thread; an invalid configuration throws too (or, with
 // simt.set_device(launch_errors='return'), only sets the error cudaGetLastError returns).
 #pragma once
@@ -28,6 +29,7 @@ struct Launch {
 
   void operator()(P... args) const {
     using Args = std::tuple<P...>;
+    if (VK_SIMT_UNLIKELY(vk_simt_capturing())) return capture(args...);
     Args held(args...);
     struct Ctx { void (*kernel)(P...); Args* args; } ctx{kernel, &held};
     LaunchDesc d;
@@ -48,6 +50,32 @@ struct Launch {
     if (rc == 0) return;
     if (rc != 719 && !vk_simt_launch_errors_raise()) return;  // configuration error, error-code mode
     (void)vk_simt_get_last_error(1);  // reported by the exception: not left for cudaGetLastError too
+    throw std::runtime_error(std::string("vk_simt: ") + err);
+  }
+
+  // Stream capture (an emulated CUDA graph): the launch is recorded, not run; the arguments are
+  // copied to the heap as the kernel's parameter types (pointers and scalars frozen) and live with
+  // the graph; every replay runs the kernel on them.
+  void capture(P... args) const {
+    using Args = std::tuple<P...>;
+    struct Held { void (*kernel)(P...); Args args; };
+    Held* h = new Held{kernel, Args(args...)};
+    LaunchDesc d;
+    d.kernel = reinterpret_cast<const void*>(kernel);
+    d.src_name = name;
+    d.file = file;
+    d.line = line;
+    d.grid[0] = grid.x; d.grid[1] = grid.y; d.grid[2] = grid.z;
+    d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
+    d.smem = smem;
+    d.entry = [](void* c) {
+      Held* x = static_cast<Held*>(c);
+      std::apply(x->kernel, x->args);  // by-value parameters: each thread gets its own copy
+    };
+    d.ctx = h;
+    char err[512];
+    if (vk_simt_capture_launch(&d, [](void* c) { delete static_cast<Held*>(c); }, err, sizeof err) == 0) return;
+    delete h;
     throw std::runtime_error(std::string("vk_simt: ") + err);
   }
 };

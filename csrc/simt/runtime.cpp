@@ -1447,3 +1447,80 @@ VK_SIMT_API double vk_simt_bench_switch(long long iters) {
   free(g_pp_stack);
   return ns / double(2 * iters);  // a->b and b->a per iteration
 }
+
+// ----------------------------------------------------------------------------- emulated CUDA graphs
+// Stream capture, as a GPU graph does it: while the calling OS thread captures, simt/launch.h hands
+// each launch here instead of running it (vk_simt_capture_launch) with its arguments copied to the
+// heap (pointers and scalars frozen at capture); vk_simt_graph_launch runs node i later through
+// vk_simt_launch, on whatever the buffers hold then. verify_kernel.graphs orders these launches with
+// the torch operations it records around them.
+namespace {
+struct GraphNode {
+  LaunchDesc d;             // the launch as captured (d.ctx: the frozen arguments)
+  void (*destroy)(void*);   // frees d.ctx (the extension's code: extensions are never unloaded)
+};
+struct Graph { std::vector<GraphNode> nodes; };
+thread_local Graph* t_capture = nullptr;
+}  // namespace
+
+struct VkSimtGraphNode {
+  char kernel[256];
+  char src[128];
+  char site[192];
+  unsigned grid[3], block[3];
+  long long smem;
+};
+
+VK_SIMT_API int vk_simt_capture_begin(void) {
+  if (t_capture || vk_simt_worker) return 1;
+  t_capture = new Graph();
+  return 0;
+}
+VK_SIMT_API int vk_simt_capturing(void) { return t_capture != nullptr; }
+VK_SIMT_API long long vk_simt_capture_count(void) { return t_capture ? (long long)t_capture->nodes.size() : -1; }
+VK_SIMT_API int vk_simt_capture_launch(const LaunchDesc* d, void (*destroy)(void*), char* err, size_t errlen) {
+  if (!t_capture) {
+    snprintf(err, errlen, "vk_simt_capture_launch outside a capture");
+    return kCudaErrorLaunchFailure;
+  }
+  t_capture->nodes.push_back(GraphNode{*d, destroy});
+  return 0;
+}
+VK_SIMT_API void* vk_simt_capture_end(void) {
+  Graph* g = t_capture;
+  t_capture = nullptr;
+  return g;
+}
+VK_SIMT_API long long vk_simt_graph_size(void* g) { return g ? (long long)static_cast<Graph*>(g)->nodes.size() : -1; }
+VK_SIMT_API int vk_simt_graph_node(void* g, long long i, VkSimtGraphNode* out) {
+  Graph* gr = static_cast<Graph*>(g);
+  if (!gr || i < 0 || size_t(i) >= gr->nodes.size()) return 1;
+  const LaunchDesc& d = gr->nodes[size_t(i)].d;
+  memset(out, 0, sizeof *out);
+  snprintf(out->kernel, sizeof out->kernel, "%s", kernel_name(&d).c_str());
+  snprintf(out->src, sizeof out->src, "%s", d.src_name ? d.src_name : "");
+  snprintf(out->site, sizeof out->site, "%s:%d", d.file ? d.file : "?", d.line);
+  for (int k = 0; k < 3; ++k) { out->grid[k] = d.grid[k]; out->block[k] = d.block[k]; }
+  out->smem = (long long)d.smem;
+  return 0;
+}
+VK_SIMT_API int vk_simt_graph_launch(void* g, long long i, char* err, size_t errlen) {
+  Graph* gr = static_cast<Graph*>(g);
+  if (!gr || i < 0 || size_t(i) >= gr->nodes.size()) {
+    snprintf(err, errlen, "graph node %lld does not exist", i);
+    return kCudaErrorInvalidValue;
+  }
+  if (t_capture) {
+    snprintf(err, errlen, "replaying a graph while this thread captures another is not emulated");
+    return kCudaErrorInvalidValue;
+  }
+  return vk_simt_launch(&gr->nodes[size_t(i)].d, err, errlen);
+}
+VK_SIMT_API void vk_simt_graph_destroy(void* g) {
+  Graph* gr = static_cast<Graph*>(g);
+  if (!gr) return;
+  for (GraphNode& n : gr->nodes)
+    if (n.destroy) n.destroy(n.d.ctx);
+  delete gr;
+}
+VK_SIMT_API int vk_simt_graph_node_size(void) { return int(sizeof(VkSimtGraphNode)); }

@@ -149,3 +149,8 @@ VK_SIMT_API void vk_simt_get_props(VkSimtProps* p);
 // Zeros, infinities and NaN are returned unchanged.
 VK_SIMT_API float vk_simt_math_model(float exact, int max_ulp, float max_abs);
 VK_SIMT_API int vk_simt_set_props(const VkSimtProps* p, char* err, size_t errlen);
+// Emulated CUDA graphs (stream capture on the calling OS thread; see the end of runtime.cpp):
+// while vk_simt_capturing(), simt/launch.h records each launch with vk_simt_capture_launch (its
+// arguments copied to the heap, freed by `destroy` with the graph) instead of running it.
+VK_SIMT_API int vk_simt_capturing(void);
+VK_SIMT_API int vk_simt_capture_launch(const vk_simt::LaunchDesc* d, void (*destroy)(void*), char* err, size_t errlen);
