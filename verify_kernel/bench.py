@@ -12,11 +12,11 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
                                  gpu_peaks, gpu_verify_inputs, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
-__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'TRACED', 'PLAN_ARGS',
-           'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS', 'MODEL_LABEL',
-           'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile',
-           'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate',
-           'count_model', 'triton_block_m', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla',
+__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUNS_THREADS', 'TRACED',
+           'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS',
+           'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
+           'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts',
+           'validate', 'count_model', 'triton_block_m', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla',
            'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'load_measured', 'model_rows', 'measured_rows',
            'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model',
            'add_parser', 'main']
@@ -59,7 +59,7 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
     W = sum(m * t for m, t in zip(mt, kt))
     C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, 1)
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
-    ctas, plan, requests, entries, slot, q = [], [], [], [], 0, 0
+    ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
         splits = math.ceil(kt[b] / C) if k > 0 else 0
         first = slot if splits > 1 else -1
@@ -70,26 +70,34 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
             pre = max(0, min(L - k0, k1 - k0))
             for m in range(mt[b]):
                 entries.append((b, m, s, first + s * mt[b] + m if splits > 1 else -1))
-                ctas.append(dict(b=b, split=s, mt=m, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre,
+                ctas.append(dict(b=b, split=s, mt=m, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre, index_start=kv0 + k0,
                                  tiles=math.ceil((k1 - k0) / BLOCK_N), draft_tiles=math.ceil((k1 - k0) / BLOCK_N) - pre // BLOCK_N,
                                  reaches_drafts=k1 - k0 > pre, split_request=splits > 1))
         if splits > 1: slot += splits * mt[b]
-        q += k
+        q += k; kv0 += L
     table = dict(chunk_tiles=C, ctas_used=len(ctas), slots_used=slot, requests=requests,
                  ctas=entries + [(-1, 0, 0, -1)] * (grid - len(entries)))
     return dict(ctas=ctas, plan=plan, table=table, grid=grid, chunk=C, rows=sum(ns) * H,
                 split_rows=sum(k * H for k, (_, s) in zip(ns, plan) if s > 1),
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
-FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits')
+FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
+            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas')
+RUNS_THREADS = 256   # the runs kernel's block: one thread a kv_indices element, one adjacency word a warp
 
 def schedule_features(sch:dict) -> dict:
-    "The tile quantities every counted event is linear in (for fixed drafts, heads and batch)."
+    """The quantities every counted event is linear in (for fixed drafts, heads and batch): the tiles of the schedule, and the
+    runs kernel's elements, blocks and warps, the CTAs that check their prefix keys' adjacency words (2+ prefix keys) and the
+    distinct words they read: one a check, its first, on a shuffled cache (the benchmark's: a check stops at the first gap), and the
+    CTAs with one prefix key (a run by definition: its slot loaded once, by one thread, instead of by a tile's loaders)."""
     c = sch['ctas']
     return dict(launch=1, grid_ctas=sch['grid'], ctas=len(c), split_ctas=sum(x['split_request'] for x in c), draft_ctas=sum(x['reaches_drafts'] for x in c),
                 tiles=sum(x['tiles'] for x in c), draft_tiles=sum(x['draft_tiles'] for x in c),
                 prefix_keys=sum(x['prefix_keys'] for x in c), draft_keys=sum(x['draft_keys'] for x in c),
-                split_rows=sch['split_rows'], split_row_splits=sch['split_row_splits'])
+                split_rows=sch['split_rows'], split_row_splits=sch['split_row_splits'],
+                kv_entries=(E := sum(r['prefix_len'] for r in sch['table']['requests'])), runs_blocks=math.ceil(E / RUNS_THREADS),
+                runs_warps=math.ceil(E / 32), run_check_ctas=sum(x['prefix_keys'] >= 2 for x in c),
+                run_words=len({x['index_start'] >> 5 for x in c if x['prefix_keys'] >= 2}), one_key_ctas=sum(x['prefix_keys'] == 1 for x in c))
 
 def hmma_per_tile() -> int:
     "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
@@ -109,11 +117,11 @@ def smem_bytes_per_tile() -> dict:
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
 PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
 LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
-ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_kernel': 'main', 'paged_verify_combine_kernel': 'combine'}
-BATCH_ROLES, LAYER_ROLES = ('plan',), ('main', 'combine')   # once a forward batch; every layer
+ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_kernel': 'main', 'paged_verify_combine_kernel': 'combine'}
+BATCH_ROLES, LAYER_ROLES = ('plan', 'runs'), ('main', 'combine')   # once a forward batch; every layer
 
 def launch_role(kernel:str) -> str:
-    "The role of a launch of the paged family by its kernel's name: 'plan' (once a batch), 'main' or 'combine' (every layer)."
+    "The role of a launch of the paged family by its kernel's name: 'plan' or 'runs' (once a batch), 'main' or 'combine' (every layer)."
     fn = re.sub(r'<.*', '', kernel).split('(')[0].split('::')[-1].strip()
     if fn not in ROLES: raise AssertionError(f"launch of {kernel!r}: not a kernel of the paged family {sorted(ROLES)}; give it a role")
     return ROLES[fn]
@@ -141,7 +149,7 @@ def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_ti
     from verify_kernel import simt
     d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
     sms = num_sms or paged.target_ctas('simt', 'cpu')
-    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms), 'cpu')   # exactly sized: the trace counts per byte
+    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')   # exactly sized: the trace counts per byte
     reg = {k: d[k] for k in TRACED}
     with simt.trace(**reg, workspace=ws) as tp:      # once a batch
         plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
@@ -155,7 +163,8 @@ def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_ti
 def _calibration_runs(N_max:int=320) -> list[tuple]:
     "(N, num_sms, min_tiles) of the calibration set: split and unsplit, one to many tiles a split, drafts alone in a tile and not."
     return [(1, 188, 8), (5, 188, 8), (40, 188, 8), (N_max, 188, 8), (N_max, 4, 1), (N_max, 2, 3), (N_max // 2, 7, 2),
-            (N_max // 3 + 1, 200, 1), (97, 3, 1), (N_max - 7, 13, 5), (150, 188, 1), (N_max, 1, 10**6)]
+            (N_max // 3 + 1, 200, 1), (97, 3, 1), (N_max - 7, 13, 5), (150, 188, 1), (N_max, 1, 10**6),
+            (3 * N_max + 17, 188, 8), (2 * N_max + 101, 9, 2)]   # the last two: 3-4 blocks of the runs kernel (one a 256 kv_indices entries)
 
 @dataclasses.dataclass
 class CountModel:
@@ -169,7 +178,7 @@ class CountModel:
 def _sparse_exact_fit(X, y) -> dict|None:
     "Fewest features (greedy forward selection) whose least-squares fit reproduces every run to the count; {feature: coefficient}."
     chosen, res = [], y.abs().max().item()
-    while res > 0.5:
+    while res > 1e-3:   # exact (counts are integers): a near fit with fractional weights is a wrong feature set, not rounding
         best = None
         for f in range(X.shape[1]):
             if f in chosen: continue
@@ -227,7 +236,7 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 2   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer
+COUNTS_VERSION = 3   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -265,18 +274,21 @@ def triton_block_m(cc:tuple) -> int:
 MMA_FLOPS = 2 * 16 * 8 * 16   # one mma.sync m16n8k16
 
 def plan_bound(c:dict, gpu:dict) -> dict:
-    "The plan kernel's counted events (once a batch, from the predicted counters `c`) and its floor on `gpu`: one CTA."
+    """The batch's plan - the plan kernel (one CTA) and the runs kernel (one thread a kv_indices element), once a batch - from the
+    predicted counters `c`: their counted events summed (`plan_*`) and their floor on `gpu`."""
     g = lambda k: c.get(k, 0.0)
-    uniq = sum(v for k, v in c.items() if k.startswith(('plan.unique_loaded.', 'plan.unique_stored.')))
-    glob = g('plan.ld_bytes') + g('plan.st_bytes')
-    t_dram, t_l1 = uniq / gpu['dram_Bps'], glob / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
-    return dict(plan_launches=g('plan.launches'), plan_ctas=g('plan.grid'), plan_barriers=g('plan.barriers'),
-                plan_collectives=g('plan.collectives'), plan_ld_ops=g('plan.ld_ops'), plan_st_ops=g('plan.st_ops'),
-                plan_global_KB=glob / 1e3, plan_bound_us=max(t_dram, t_l1) * 1e6, plan_limiter='dram' if t_dram >= t_l1 else 'one SM (L1)')
+    tot = lambda x: sum(g(f'{r}.{x}') for r in BATCH_ROLES)
+    uniq = sum(v for k, v in c.items() if k.startswith(('plan.unique_loaded.', 'plan.unique_stored.')))   # both kernels: one trace
+    glob_plan, glob_runs = (g(f'{r}.ld_bytes') + g(f'{r}.st_bytes') for r in BATCH_ROLES)
+    l1 = SMEM_BYTES_PER_CLK * gpu['boost_hz']                                  # one SM's L1 path; the runs kernel spreads over every SM
+    t_dram, t_l1 = uniq / gpu['dram_Bps'], glob_plan / l1 + glob_runs / (l1 * gpu['sms'])
+    return dict(plan_launches=tot('launches'), plan_ctas=tot('grid'), plan_barriers=tot('barriers'),
+                plan_collectives=tot('collectives'), plan_ld_ops=tot('ld_ops'), plan_st_ops=tot('st_ops'),
+                plan_global_KB=(glob_plan + glob_runs) / 1e3, plan_bound_us=max(t_dram, t_l1) * 1e6, plan_limiter='dram' if t_dram >= t_l1 else 'L1')
 
 def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT) -> dict:
     """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
-    scaled from the emulator, and the lower bound on its time they imply; the plan kernel (once a batch) beside it, apart."""
+    scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart."""
     sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
@@ -350,7 +362,7 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     from verify_kernel import sglang_support
     sg = sglang_support.import_sglang('sglang.kernels.ops.attention.extend_attention')
     d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=shape.N + shape.n + shape.H + shape.bs)
-    ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n), 'cuda')   # this batch's own, exactly sized
+    ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda')   # this batch's own, exactly sized
     plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
     table = plan.table()                                     # a host sync, outside every timed region
     sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split)
@@ -441,7 +453,7 @@ def split_sweep(prefixes=(4096, 16384, 65536), n:int=16, H:int=8, min_tiles=MIN_
     info, rows = device_info(), []
     for N in tqdm(prefixes, desc='min_tiles sweep', disable=not progress, unit='prefix'):
         d = gpu_verify_inputs(N, n, H, seed=7)
-        ws = paged._aligned_bytes(paged.workspace_bytes(1, H, n), 'cuda')
+        ws = paged._aligned_bytes(paged.workspace_bytes(1, H, n, kv_indices_len=d['kv_indices'].numel()), 'cuda')
         for mts in min_tiles:
             plan = batch_plan(d, workspace=ws, min_tiles=mts)
             t = plan.table()
@@ -497,7 +509,7 @@ def table(rows:list[dict]) -> str:
                 f"{'yes' if r['plan_matches_schedule'] else 'NO'} | {_f(r['max_diff_vs_triton'], '.1e')} |" for r in rows]
     else:
         head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
-                f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the plan kernel once a batch apart\n\n"
+                f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the batch's plan (plan + runs kernels) once a batch apart\n\n"
                 f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
                 f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | measured paged us | measured / bound | measured plan us |\n'
                 '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
