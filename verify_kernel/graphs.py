@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cuda_graphs.ipynb #608be74c
 from __future__ import annotations
-import contextlib, ctypes, threading
+import contextlib, ctypes, random, threading
 import torch
 from torch import Tensor
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -12,7 +12,8 @@ from torch.utils._pytree import tree_flatten, tree_map
 from . import parity, simt
 
 # %% auto #0
-__all__ = ['CaptureError', 'is_capturing', 'SimtGraph', 'graph', 'bitwise_equal', 'GraphVerifyBuffers', 'check_replays']
+__all__ = ['CaptureError', 'is_capturing', 'SimtGraph', 'graph', 'bitwise_equal', 'GraphVerifyBuffers', 'check_replays',
+           'padded_verify_batch', 'graph_replay_batches']
 
 # %% ../nbs/05_cuda_graphs.ipynb #27b9b2c6
 class CaptureError(RuntimeError):
@@ -297,3 +298,20 @@ def check_replays(bufs:GraphVerifyBuffers, batches,   # padded VerifyBatches, lo
             row.update(passed=rep.passed, bound_ratio=rep.ratio)
         rows.append(row)
     return rows
+
+def padded_verify_batch(prefix_lens, max_bs:int, num_draft:int, heads:int, seed:int, device='cpu'):
+    "A target_verify batch of len(prefix_lens) real requests padded to `max_bs` as SGLang pads, its tree kind (EAGLE, DDTree, chain, random) drawn by `seed`."
+    from verify_kernel import workloads as W
+    kind = random.Random(seed).choice(['eagle', 'ddtree', 'chain', 'random'])
+    n = num_draft
+    tree = {'eagle': lambda: W.eagle_tree(2, 3, n, seed=seed) if n <= 8 else W.eagle_tree(4, 4, n, seed=seed),
+            'ddtree': lambda: W.ddtree(n, min(n, 4 if n <= 8 else 6), seed=seed),
+            'chain': lambda: W.chain_tree(n), 'random': lambda: W.random_tree(n, seed=seed)}[kind]()
+    return W.make_batch(list(prefix_lens), tree, heads=heads, seed=seed, graph_pad=max_bs - len(prefix_lens), qo_indptr_dtype=torch.int64,
+                        mask_dtype=torch.uint8, device=device, name=f'{kind}-b{len(prefix_lens)}')
+
+def graph_replay_batches(count:int, max_bs:int, num_draft:int, heads:int, seed:int, max_prefix:int=400, device='cpu') -> list:
+    "`count` padded batches of 1..max_bs real requests with prefixes 0..max_prefix, for replays of a graph captured at `max_bs`."
+    r = random.Random(seed)
+    return [padded_verify_batch([r.randint(0, max_prefix) for _ in range(r.randint(1, max_bs))], max_bs, num_draft, heads,
+                                seed * 1000 + i, device) for i in range(count)]
