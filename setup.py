@@ -55,6 +55,8 @@ setuptools.setup(
     zip_safe = False,
     entry_points = {
         'console_scripts': cfg.get('console_scripts','').split(),
-        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d']
+        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
+        # SGLang's plugin group: load_plugins() calls register(), which adds `--attention-backend verify_kernel`
+        'sglang.srt.plugins': ['verify_kernel = verify_kernel.backend:register'],
     },
     **setup_cfg)
