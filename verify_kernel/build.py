@@ -11,12 +11,12 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'SM_LIMITS', 'RESERVED_SMEM_PER_BLOCK',
-           'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension', 'nvcc',
-           'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily', 'KernelBuildError',
-           'resolve_impl', 'include_paths', 'load', 'occupancy', 'KernelGate', 'parse_ptxas', 'parse_sass',
-           'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates', 'ApproxSite', 'approx_sites',
-           'check_approx', 'show_approx']
+__all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'RACECHECK_ENV', 'SM_LIMITS',
+           'RESERVED_SMEM_PER_BLOCK', 'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension',
+           'nvcc', 'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily',
+           'KernelBuildError', 'resolve_impl', 'include_paths', 'load', 'occupancy', 'KernelGate', 'parse_ptxas',
+           'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates', 'ApproxSite',
+           'approx_sites', 'check_approx', 'show_approx']
 
 # %% ../nbs/01b_build.ipynb #1d8ad9c4
 def csrc_dir() -> Path:
@@ -155,9 +155,11 @@ def _error_lines(msg:str, limit=25) -> str:
 def _cached_dir(name): return Path(torch_cpp_extension()._get_build_directory(name, verbose=False))
 
 _loaded = {}
+RACECHECK_ENV = 'VK_SIMT_RACECHECK'  # set to 1: every emulated build runs its kernels under the race checker (simt.RaceError)
 def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwargs):
     "Build (or fetch from cache) `family` for `impl` ('cuda' or 'simt') and return the extension module."
     if impl not in ('cuda', 'simt'): raise ValueError(f"impl must be 'cuda' or 'simt', got {impl!r}")
+    if impl == 'simt' and os.environ.get(RACECHECK_ENV, '0') not in ('', '0'): kwargs.setdefault('racecheck', True)  # race mode (nbs/01c_racecheck.ipynb)
     archs = tuple(archs or build_archs()) if impl == 'cuda' else ()
     key = (family.name, impl, archs, tuple(sorted(kwargs.items())))
     if key in _loaded: return _loaded[key]

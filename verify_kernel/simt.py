@@ -14,9 +14,9 @@ from .build import csrc_dir
 # %% auto #0
 __all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
            'runtime_library', 'runtime', 'device_props', 'set_device', 'emulated_device', 'rewrite_launches',
-           'rewrite_shared', 'rewrite_math', 'rewrite_cuda', 'load_inline', 'LaunchRecord', 'last_launch',
-           'launch_count', 'Trace', 'trace', 'selftest_sources', 'load_selftest', 'asan_library', 'run_asan',
-           'switch_cost']
+           'rewrite_shared', 'rewrite_math', 'register_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals',
+           'load_inline', 'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources',
+           'load_selftest', 'asan_library', 'run_asan', 'switch_cost']
 
 # %% ../nbs/01_simt.ipynb #69a746e2
 def simt_dir() -> Path:
@@ -352,9 +352,25 @@ def rewrite_math(s:str) -> str:
     out.append(s[pos:])
     return ''.join(out)
 
-def rewrite_cuda(s:str) -> str:
-    "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls)."
-    return rewrite_math(rewrite_launches(rewrite_shared(s)))
+_SHARED_DECL = re.compile(r'\b__shared__\b([^;{}]*);')
+
+def register_shared(s:str) -> str:
+    "Race mode: after each static `__shared__` declaration (one variable, at function scope) register it with the race checker."
+    m = _code_mask(s)
+    out, pos = [], 0
+    for mt in _SHARED_DECL.finditer(s):
+        if not m[mt.start()]: continue
+        decl = re.sub(r'\[[^\]]*\]|\([^)]*\)|<[^<>]*>', ' ', mt[1])
+        d = re.fullmatch(r'\s*.*?\b(\w+)\s*(?:=.*)?', decl, re.S)
+        if ',' in decl.split('=')[0] or not d: raise ValueError(f"race mode needs one variable per __shared__ declaration: {mt[0]!r}")
+        out += [s[pos:mt.end()], f' vk_simt_rc_shared(&{d[1]}, sizeof({d[1]}), "{d[1]}");']; pos = mt.end()
+    out.append(s[pos:])
+    return ''.join(out)
+
+def rewrite_cuda(s:str, racecheck:bool=False) -> str:
+    "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls; `racecheck`: static `__shared__` registered)."
+    s = rewrite_shared(s)
+    return rewrite_math(rewrite_launches(register_shared(s) if racecheck else s))
 
 # %% ../nbs/01_simt.ipynb #b6e13b4e
 _TORCH_NVCC_DEFINES = ('__CUDA_NO_HALF_OPERATORS__', '__CUDA_NO_HALF_CONVERSIONS__',
@@ -368,7 +384,7 @@ def _write_if_changed(path:Path, text:str):
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     tmp.write_text(text); os.replace(tmp, path)
 
-def _mirror(src:Path, dst:Path, skip=()) -> bool:
+def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False) -> bool:
     "Mirror the sources under `src` into `dst` with launches rewritten; False when `src` is too big to mirror."
     files = [p for p in src.rglob('*') if p.suffix in _HEADER_SUFFIXES and p.is_file()]
     if len(files) > _MIRROR_MAX_FILES: return False
@@ -378,7 +394,7 @@ def _mirror(src:Path, dst:Path, skip=()) -> bool:
         if rel.parts[0] in skip: continue
         text = p.read_text(errors='replace')
         if '<<<' in text or '__shared__' in text or _MATH_CALL.search(text):
-            try: text = rewrite_cuda(text)
+            try: text = rewrite_cuda(text, racecheck)
             except ValueError as e: raise ValueError(f"{p}: {e}") from None
         # diagnostics and __FILE__ name the original file (same line numbers)
         _write_if_changed(dst/rel, f'#line 1 "{p}"\n' + text); keep.add(dst/rel)
@@ -410,6 +426,60 @@ def _bindings(cpp_sources, functions, with_pytorch_error_handling=True, no_impli
         lines.append('}')
     return '\n'.join(lines)
 
+# Race mode (nbs/01c_racecheck.ipynb): GCC's ThreadSanitizer instrumentation without libtsan - every
+# load and store calls __tsan_readN/__tsan_writeN, which the runtime defines (csrc/simt/racecheck.inc);
+# -g1: line tables, so that a hazard names its source lines.
+_RACE_FLAGS = ['-fsanitize=thread', '--param=tsan-instrument-func-entry-exit=0', '-g1', '-DVK_SIMT_RACECHECK']
+
+class RaceError(RuntimeError):
+    "A race-mode launch found hazards: the message names the kernel, block, both threads, the memory, RAW/WAR/WAW and source lines."
+
+_PC = re.compile(r'\{pc:([^{}]+)\+0x([0-9a-f]+)\}')
+
+def symbolize(msg:str) -> str:
+    "Replace the `{pc:module+0xoffset}` marks of a race report by `file:line` (addr2line; the innermost frame outside csrc/simt)."
+    by_mod = {}
+    for mt in _PC.finditer(msg): by_mod.setdefault(mt[1], set()).add(int(mt[2], 16))
+    names = {}
+    for mod, offs in by_mod.items():
+        offs = sorted(offs)
+        try: r = subprocess.run(['addr2line', '-e', mod, '-i', '-a', *[hex(o - 1) for o in offs]], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired): continue
+        frames, cur = {}, None
+        for line in r.stdout.splitlines():
+            if line.startswith('0x'): cur = int(line, 16) + 1; frames[cur] = []
+            elif cur is not None: frames[cur].append(line.strip())
+        for o, fr in frames.items():
+            fr = [f.split(' (discriminator')[0] for f in fr if not f.startswith('??')]
+            ok = [f for f in fr if '/simt/' not in f]
+            if fr: names[(mod, o)] = re.sub(r'^.*/(csrc/)', r'\1', (ok or fr)[0]) if '/csrc/' in (ok or fr)[0] else (ok or fr)[0].split('/')[-1]
+    def sub(mt):
+        n = names.get((mt[1], int(mt[2], 16)))
+        return n if n else f"{Path(mt[1]).name}+0x{mt[2]}"
+    return _PC.sub(sub, msg)
+
+class _RaceModule:
+    "An extension built with `racecheck=True`: its functions raise `RaceError` when a launch found hazards."
+    def __init__(self, mod): self._mod = mod
+    def __repr__(self): return f"<race-mode {self._mod!r}>"
+    def __dir__(self): return dir(self._mod)
+    def __getattr__(self, k):
+        v = getattr(self._mod, k)
+        if not callable(v): return v
+        def f(*args, **kw):
+            try: return v(*args, **kw)
+            except RuntimeError as e:
+                if 'racecheck:' not in str(e): raise
+                raise RaceError(symbolize(str(e)).replace('vk_simt: racecheck: ', 'racecheck: ')) from None
+        f.__name__ = f.__qualname__ = k; f.__doc__ = v.__doc__
+        return f
+
+def race_totals() -> dict:
+    "Race mode's totals in this process: launches checked, shared-memory and global accesses checked, hazards found."
+    a = (ctypes.c_longlong * 4)()
+    _rt().vk_simt_rc_totals(a)
+    return dict(zip(('launches', 'smem_accesses', 'global_accesses', 'hazards'), a))
+
 _modules, _build_lock = {}, threading.Lock()
 
 def load_inline(name:str,  # extension name (the emulated module is `<name>_simt`, `<name>_simt_asan`)
@@ -419,10 +489,12 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
                 extra_include_paths=None, extra_cflags=None, extra_cuda_cflags=None,
                 verbose:bool=False, build_directory=None,
                 sanitize:str|None=None,  # 'address': the AddressSanitizer build (needs simt.run_asan)
+                racecheck:bool=False,  # race mode: shared-memory and inter-CTA hazards raise `RaceError` (see 01c)
                 **kwargs):  # extra_ldflags, with_pytorch_error_handling, no_implicit_headers, keep_intermediates, ...
     "`torch.utils.cpp_extension.load_inline` for the host SIMT emulator: returns a module whose functions run the kernels on CPU tensors."
     from torch.utils.cpp_extension import load, _get_build_directory
     asan = _check_sanitize(sanitize) or _asan_loaded()  # in an ASan process everything is built with ASan
+    if racecheck and asan: raise ValueError("racecheck=True and AddressSanitizer do not combine (one instrumentation a build)")
     runtime('address' if asan else None)  # loaded (RTLD_GLOBAL) before any extension that uses it
     with_eh = kwargs.pop('with_pytorch_error_handling', True)
     no_implicit = kwargs.pop('no_implicit_headers', False)
@@ -433,13 +505,13 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
     if kwargs: raise TypeError(f"load_inline() got unexpected keyword arguments {sorted(kwargs)}")
     cpp_sources = [cpp_sources] if isinstance(cpp_sources, str) else list(cpp_sources or [])
     cuda_sources = [cuda_sources] if isinstance(cuda_sources, str) else list(cuda_sources or [])
-    mod_name = f"{name}_simt{'_asan' if asan else ''}"
+    mod_name = f"{name}_simt{'_asan' if asan else ''}{'_race' if racecheck else ''}"
     build_dir = Path(build_directory or _get_build_directory(mod_name, verbose))
     # sources (another process may be preparing the same build directory: one at a time)
     src_root = build_dir/'vk_simt_src'
     includes, mirrored = [simt_dir()/'shadow', src_root/'csrc'], {csrc_dir().resolve()}
     with _file_lock(build_dir/'.vk_simt_src.lock'):
-        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',))
+        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',), racecheck=racecheck)
         for i, p in enumerate(extra_include_paths or []):
             p = Path(p).resolve()
             if p in mirrored: continue
@@ -454,14 +526,14 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         pre += _nvcc_defines(extra_cuda_cflags)
         pre += [] if no_implicit else ['#include <torch/types.h>', '#include <cuda.h>']
         pre += ['#include <cuda_runtime.h>', f'#line 1 "{name}.cu"']
-        try: body = rewrite_cuda('\n'.join(cuda_sources))
+        try: body = rewrite_cuda('\n'.join(cuda_sources), racecheck)
         except ValueError as e: raise ValueError(f"{name}: cuda_sources: {e}") from None
         cuda_cpp = '\n'.join(pre) + '\n' + body
     # -fstack-clash-protection: a frame larger than a page touches each page, so overflowing a fiber
     # stack hits its guard page (and the runtime names the thread) instead of another fiber's stack
     # -ffp-contract=off: a * b + c rounds twice, as on the GPU (the project builds with -fmad=false)
     cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection', '-ffp-contract=off']
-    cflags += (_ASAN_FLAGS if asan else []) + list(extra_cflags or [])
+    cflags += (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
     # Not linked against the runtime: its symbols resolve at import from the copy loaded above
     # (RTLD_GLOBAL), so a change to runtime.cpp alone does not rebuild extensions; header changes
     # do (ninja's dependency files).
@@ -469,6 +541,7 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
     key = (mod_name, str(build_dir), hashlib.sha256('\0'.join([main_cpp, cuda_cpp or '', *cflags, *ldflags, *map(str, includes)]).encode()).hexdigest())
     with _build_lock:
         if key in _modules: return _modules[key]
+        if racecheck and mod_name in sys.modules: del sys.modules[mod_name]  # a rebuilt race module must load anew
         sources = [build_dir/'main.cpp'] + ([build_dir/'cuda.cpp'] if cuda_cpp is not None else [])
         with _file_lock(build_dir/'.vk_simt_src.lock'):
             _write_if_changed(sources[0], main_cpp)
@@ -476,6 +549,7 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         mod = load(mod_name, sources=[str(s) for s in sources], extra_cflags=cflags, extra_ldflags=ldflags,
                    extra_include_paths=[str(p) for p in includes], build_directory=str(build_dir),
                    verbose=verbose, with_cuda=False, keep_intermediates=keep)
+        if racecheck: mod = _RaceModule(mod)
         _modules[key] = mod
         return mod
 
@@ -591,11 +665,12 @@ def selftest_sources() -> tuple[list, list]:
     d = csrc_dir()/'tests'
     return [(d/'simt_selftest.h').read_text()], [(d/'simt_selftest.cu').read_text()]
 
-def load_selftest(impl:str='simt', archs=None, verbose:bool=False):
+def load_selftest(impl:str='simt', archs=None, verbose:bool=False,
+                  racecheck:bool=False):  # impl='simt' only: the race-mode build (see 01c)
     "The self-test extension for the emulator (`impl='simt'`) or built by torch's load_inline for GPUs `archs` (`impl='cuda'`, e.g. ['sm_90a'])."
     cpp, cu = selftest_sources()
     if impl == 'simt':
-        return load_inline('simt_selftest', cpp, cu, functions=list(SELFTEST_FUNCTIONS), extra_include_paths=[str(csrc_dir())], verbose=verbose)
+        return load_inline('simt_selftest', cpp, cu, functions=list(SELFTEST_FUNCTIONS), extra_include_paths=[str(csrc_dir())], verbose=verbose, racecheck=racecheck)
     if impl != 'cuda': raise ValueError(f"impl must be 'simt' or 'cuda', got {impl!r}")
     from verify_kernel import build  # the GPU build set-up every family uses (CUDA_HOME, include paths, nvcc flags)
     archs = list(archs or [])

@@ -25,6 +25,15 @@
 
 static constexpr int warpSize = 32;
 
+// Race mode (simt.load_inline(..., racecheck=True)): the source rewrite registers every static
+// __shared__ variable with the race checker right after its declaration (simt/racecheck.inc).
+VK_SIMT_API void vk_simt_rc_shared(const void* p, unsigned long n, const char* name);
+#if defined(VK_SIMT_RACECHECK)
+// The mark the runtime looks for in a kernel's module: its launches run under the race checker.
+// (weak, not inline: an inline variable would be a GNU unique symbol, one for the whole process)
+extern "C" __attribute__((weak, visibility("default"), used)) const int vk_simt_racecheck_module = 1;
+#endif
+
 namespace vk_simt {
 // Counted global-memory traffic (simt/device_host.h and __ldg & co).
 inline void count_load(const void* p, size_t n) {

@@ -412,6 +412,7 @@ Worker* this_worker() {
   return t_worker.get();
 }
 inline Worker* cur_worker() { return reinterpret_cast<Worker*>(vk_simt_worker); }
+#include "simt/racecheck.h"  // race mode (simt.load_inline(..., racecheck=True)): defined in racecheck.inc
 
 // ----------------------------------------------------------------------------- switching (+ ASan)
 #if defined(VK_SIMT_ASAN)
@@ -549,6 +550,7 @@ void complete_copies(Fiber& f, long long upto_group, bool all) {
     if (all || (c.group >= 0 && c.group <= upto_group)) {
       if (c.valid) memcpy(c.dst, c.src, 16);
       else memset(c.dst, 0, 16);
+      rc_cp_land(cur_worker(), f.linear, f.warp, c.dst);
     } else {
       f.cp[keep++] = c;
     }
@@ -814,6 +816,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     B.queue[size_t(i)] = i;
   }
   B.q_count = n;
+  rc_block_begin(w, bl);
   // run until every fiber exited, one failed, or none can proceed
   Fiber* first = &w->fibers[size_t(B.queue[0])];
   B.q_head = 1 % n; B.q_count = n - 1;
@@ -930,6 +933,7 @@ void work(Job* job, Worker* w) {
       if (!job->failed.exchange(1)) job->error = w->blk.error;
     }
   }
+  rc_worker_end(w);
   vk_simt_worker = nullptr;
 }
 
@@ -1027,6 +1031,7 @@ VK_SIMT_API int vk_simt_barrier(int kind, int pred, const char* file, int line) 
     const int r = B.bar_acc;
     B.bar_arrived = 0;
     w->view.c.barriers++;
+    rc_barrier(w);
     for (int i = 0; i < B.n; ++i) {
       Fiber& o = w->fibers[size_t(i)];
       if (o.state == kWaitBarrier) { o.bar_result = r; make_runnable(B, o); }
@@ -1091,6 +1096,7 @@ VK_SIMT_API void vk_simt_collective(CollArgs* a, const char* file, int line) {
     const Group done = *g;
     B.warp_open[size_t(wp)] &= ~(1u << int(g - &B.groups[size_t(wp) * 32]));  // close it
     compute_group(w, wp, done);
+    rc_collective(w, wp, done.kind, done.param, m, __builtin_return_address(0));
     w->view.c.collectives++;
     for (int l = 0; l < 32; ++l) {
       if (!(m >> l & 1) || l == lane) continue;
@@ -1136,6 +1142,7 @@ VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid) {
   if (!w) { fprintf(stderr, "vk_simt: cp.async called outside a kernel\n"); abort(); }
   if ((reinterpret_cast<uintptr_t>(smem) | (valid ? reinterpret_cast<uintptr_t>(gmem) : 0)) % 16)
     fail_here(w, fmt("cp_async_16: addresses must be 16-byte aligned (shared %p, global %p)", smem, gmem));
+  rc_cp_issue(w, smem, gmem, valid, __builtin_return_address(0));
   w->cur->cp.push_back(AsyncCopy{smem, gmem, valid, -1});
 }
 VK_SIMT_API void vk_simt_cp_async_commit(void) {
@@ -1301,6 +1308,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     return code;
   }
   // run the blocks
+  rc_launch_begin(d, name.c_str());
   Job job;
   job.d = d;
   job.kname = name.c_str();
@@ -1333,6 +1341,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     g_pool.done_cv.wait(lk, [&] { return g_pool.finished == nw - 1; });
     g_pool.job = nullptr;
   }
+  const std::string race = rc_launch_end(job.used);
   const long long wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::steady_clock::now() - t0).count();
   // the record
@@ -1369,10 +1378,17 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     snprintf(err, errlen, "%s", msg.c_str());
     return kCudaErrorLaunchFailure;
   }
+  if (!race.empty()) {  // race mode found hazards: the launch completed, and fails with the report
+    vk_simt_set_last_error(kCudaErrorLaunchFailure, race.c_str());
+    snprintf(err, errlen, "%s", race.c_str());
+    return kCudaErrorLaunchFailure;
+  }
   return 0;
 }
 
 // ----------------------------------------------------------------------------- Python (ctypes) API
+#include "simt/racecheck.inc"  // the race checker and the -fsanitize=thread entry points it defines
+
 static std::vector<Record> g_records_store;
 
 VK_SIMT_API int vk_simt_abi_version(void) { return 1; }
