@@ -158,6 +158,7 @@ def main(argv=None):
     c.add_argument('--only', help='run only workloads whose name contains this')
     c.add_argument('--out', default='out/check', help='where the plot and results go (default out/check)')
     c.add_argument('--no-progress', action='store_true')
+    c.add_argument('--no-backend', action='store_true', help="skip the SGLang backend check (SGLang's own test kit through --attention-backend verify_kernel)")
     from verify_kernel import bench  # `verify-kernel bench`: nbs/90_bench.ipynb
     bench.add_parser(sub)
     a = ap.parse_args(argv)
@@ -182,4 +183,22 @@ def main(argv=None):
     ran = [r for r in rows if r.status != 'SKIP']
     print(f"\n{len(ran) - len(fails)} of {len(ran)} runs agree with the oracle ({len(rows) - len(ran)} skipped) in {time.time() - t0:.0f} s")
     print(f"plot: {png.resolve()}\nresults: {(out/'results.json').resolve()}")
-    return 1 if fails else 0
+    kit_fails = 0 if a.no_backend else _backend_check(out)
+    return 1 if fails or kit_fails else 0
+
+def _backend_check(out:Path) -> int:
+    "The SGLang backend through SGLang's own test kit on this machine (nbs/04_sglang_backend.ipynb); returns the failures."
+    print("\nThe SGLang attention backend `verify_kernel`: SGLang 0.5.23's MLA target-verify test kit through it")
+    try:
+        from verify_kernel import backend
+        backend._kit()
+    except Exception as e:
+        print(f"  SKIP: SGLang's test kit cannot be imported here: {type(e).__name__}: {e}"); return 0
+    t0 = time.time()
+    kit = backend.backend_check()
+    for r in kit: print('  ' + r.line())
+    fails = sum(r.status != 'PASS' for r in kit)
+    print(f"{len(kit) - fails} of {len(kit)} kit cases pass in {time.time() - t0:.0f} s\n{backend.summary()}")
+    (out/'backend.json').write_text(json.dumps([dict(case=r.case.name, dtype=str(r.case.dtype), status=r.status, seconds=r.seconds, served=r.served,
+        refused=r.refused, validated=r.validated, mismatches=r.mismatches, note=r.note) for r in kit], indent=1))
+    return fails
