@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_cuda_graphs.ipynb #608be74c
 from __future__ import annotations
-import contextlib, ctypes, random, threading
+import contextlib, ctypes, random, sys, threading
 import torch
 from torch import Tensor
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -125,6 +125,11 @@ _SYNCS = [(torch.cuda, 'synchronize', 'torch.cuda.synchronize()'), (torch.cpu, '
           (torch.cuda.Stream, 'query', 'Stream.query()'), (torch.cuda.Event, 'query', 'Event.query()')]
 _guard_lock, _guarded = threading.Lock(), {'users': 0}
 
+def _unrecordable() -> list:
+    "Work a capture cannot record at all: a Triton kernel run by Triton's interpreter (it computes on the host, outside the dispatcher)."
+    interp = sys.modules.get('triton.runtime.interpreter')   # only when already loaded (TRITON_INTERPRET=1 in use)
+    return [(interp.GridExecutor, '__call__', 'a Triton kernel run by the interpreter (it computes on the host)')] if interp else []
+
 def _guard(orig, what):
     def f(*args, **kwargs):
         if is_capturing(): raise CaptureError(f"{what} inside a CUDA-graph capture: a host synchronization")
@@ -137,7 +142,7 @@ def _guards(n:int):
     with _guard_lock:
         _guarded['users'] += n
         if n == 1 and _guarded['users'] == 1:
-            for owner, name, what in [(torch.Tensor, k, v) for k, v in _HOST_READS.items()] + _SYNCS:
+            for owner, name, what in [(torch.Tensor, k, v) for k, v in _HOST_READS.items()] + _SYNCS + _unrecordable():
                 _guarded[(owner, name)] = owner.__dict__.get(name)   # None: inherited (restored by deleting the wrapper)
                 setattr(owner, name, _guard(getattr(owner, name), what))
         elif _guarded['users'] == 0:
@@ -295,7 +300,7 @@ def check_replays(bufs:GraphVerifyBuffers, batches,   # padded VerifyBatches, lo
         row = dict(real=b.num_requests, prefix_lens=b.prefix_lens[:b.num_requests], bitwise=bitwise_equal(o_g, o_e) and bitwise_equal(l_g, l_e))
         if judge:
             rep = parity.compare(b, o_g.cpu(), l_g.cpu(), impl='graph replay')
-            row.update(passed=rep.passed, bound_ratio=rep.ratio)
+            row.update(passed=rep.passed, bound_ratio=rep.ratio, why=rep.why)
         rows.append(row)
     return rows
 
