@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_paged_bf16.ipynb #017a155d
 from __future__ import annotations
-import math, threading, time
+import math, sys, threading, time
 from numbers import Real
 import torch
 from torch import Tensor
@@ -83,7 +83,8 @@ def _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indp
         return f"dtypes {sorted({str(t.dtype).replace('torch.', '') for t in data})}: only bfloat16 queries and drafts are served", None
     if isinstance(k_buffer, Tensor) and k_buffer.dtype not in CACHE_DTYPES:
         return f"a {str(k_buffer.dtype).replace('torch.', '')} cache (served: bfloat16 and float8_e4m3fn)", None
-    if check_values is None: check_values = isinstance(q_extend, Tensor) and q_extend.device.type == 'cpu'
+    if check_values is None:   # reading values is a host sync: never on a GPU, nor inside an (emulated) graph capture
+        check_values = isinstance(q_extend, Tensor) and q_extend.device.type == 'cpu' and not _capturing(q_extend.device)
     d = check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                           mask_indptr, sm_scale, logit_cap, skip_prefix_custom_mask, k_scale=ks, v_scale=vs, o=o_extend,
                           sync_checks=check_values, fn=fn, o_name='o_extend')
@@ -125,8 +126,9 @@ def why_not_served(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, q
 
 # %% ../nbs/03_paged_bf16.ipynb #b49c2d27
 _ws_lock = threading.Lock()
-_workspaces: dict = {}   # (device, impl, stream, purpose) -> every uint8 workspace made for it, oldest first; none is ever
-                         # dropped or replaced: a CUDA graph captured earlier keeps writing into the one it was given
+_workspaces: dict = {}   # (device, impl, stream, purpose) -> its uint8 workspaces, oldest first: those a CUDA-graph capture used,
+                         # then the newest; a workspace no capture used is dropped when a larger one replaces it
+_pinned: list = []       # workspaces a capture (real or emulated CUDA graph) used: a graph writes into them at every replay
 _sm_counts: dict = {}
 WORKSPACE_HEADS = 128    # the default sizing of reserve_workspace: DeepSeek-V3's heads a rank at TP 1 ...
 WORKSPACE_DRAFTS = MAX_DRAFT  # ... and the most drafts a request
@@ -158,20 +160,38 @@ def _stream_key(device, impl) -> int:
     "The current stream of `device` (CUDA), 0 for the emulator (whose launches are synchronous)."
     return torch.cuda.current_stream(device).cuda_stream if impl == 'cuda' else 0
 
+def _capturing(device) -> bool:
+    "Is a CUDA graph capturing on `device`'s current stream (for CPU tensors: an emulated graph, `verify_kernel.graphs`)?"
+    if torch.device(device).type == 'cuda': return torch.cuda.is_current_stream_capturing()
+    simt = sys.modules.get('verify_kernel.simt')      # the emulator's runtime records the capture; none runs before simt is imported
+    return simt is not None and bool(simt._rt().vk_simt_capturing())
+
+def _pin(ws:Tensor):
+    "Keep `ws` for the process: the CUDA graph being captured writes into it at every replay."
+    with _ws_lock:
+        if not any(p is ws for p in _pinned): _pinned.append(ws)
+
+def _pow2(n:int) -> int: return 1 << max(0, int(n) - 1).bit_length()
+
 def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
                       max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0, stream:int|None=None, purpose:str='call') -> Tensor:
-    "The oldest cached workspace of (`device`, `stream`, `purpose`) that serves `batch` requests, a new one when none does (call before CUDA-graph capture)."
+    """The oldest cached workspace of (`device`, `stream`, `purpose`) that serves `batch` requests over `kv_indices_len` prefix
+    entries; when none does, a new one with power-of-two headroom in both, and the ones no CUDA-graph capture used are dropped."""
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
     if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
     need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
     key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
-    with _ws_lock:  # the oldest that fits never changes once it exists: a graph and the calls around it agree on it
+    with _ws_lock:  # a pinned workspace that fits is returned before any newer one: a graph and the calls around it agree on it
         held = _workspaces.setdefault(key, [])
-        for ws in held:
-            if ws.numel() >= need: return ws
-        held.append(_aligned_bytes(max(need, 1), device))
-        return held[-1]
+        ws = next((w for w in held if w.numel() >= need), None)
+        if ws is None:   # headroom: a growing batch or context makes O(log) workspaces, not one every few steps
+            roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
+            held[:] = [w for w in held if any(p is w for p in _pinned)]
+            ws = _aligned_bytes(max(need, roomy, 1), device)
+            held.append(ws)
+    if _capturing(device): _pin(ws)
+    return ws
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
@@ -260,6 +280,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                                       kv_indices_len=kv_indices.numel(), purpose='plan')
     elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != dev:
         raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {dev}; got {type(workspace).__name__}")
+    if _capturing(dev): _pin(workspace)
     module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
                                 max_len_extend, ctas, mts)
     return VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
@@ -323,6 +344,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                                           kv_indices_len=kv_indices.numel())
         elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != q_extend.device:
             raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {q_extend.device}; got {type(workspace).__name__}")
+    if _capturing(q_extend.device): _pin(workspace)
     module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                   mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
                                   float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, plan is not None)
