@@ -377,6 +377,8 @@ def register():
     if BACKEND_NAME not in choices.ATTENTION_BACKEND_CHOICES: choices.add_attention_backend_choices([BACKEND_NAME])
     _sg('sglang.srt.layers.attention.attention_registry').ATTENTION_BACKENDS[BACKEND_NAME] = create_backend
     if not _registered: atexit.register(_log_summary); _registered['atexit'] = True
+    from verify_kernel import defrag      # VERIFY_KERNEL_DEFRAG >= 1: the tier-0 allocator through SGLang's HookRegistry (chapter 06)
+    defrag.install_from_env()
 
 # %% ../nbs/04_sglang_backend.ipynb #07339ba3
 SPEC_KINDS = ('eagle', 'dflash', 'ngram', 'frozen_kv_mtp')
