@@ -27,11 +27,8 @@ struct Launch {
   dim3 grid, block;
   size_t smem;
 
-  void operator()(P... args) const {
-    using Args = std::tuple<P...>;
-    if (VK_SIMT_UNLIKELY(vk_simt_capturing())) return capture(args...);
-    Args held(args...);
-    struct Ctx { void (*kernel)(P...); Args* args; } ctx{kernel, &held};
+  // The launch's kernel, source location and configuration (entry and ctx are the caller's).
+  LaunchDesc describe() const {
     LaunchDesc d;
     d.kernel = reinterpret_cast<const void*>(kernel);
     d.src_name = name;
@@ -40,6 +37,15 @@ struct Launch {
     d.grid[0] = grid.x; d.grid[1] = grid.y; d.grid[2] = grid.z;
     d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
     d.smem = smem;
+    return d;
+  }
+
+  void operator()(P... args) const {
+    using Args = std::tuple<P...>;
+    if (VK_SIMT_UNLIKELY(vk_simt_capturing())) return capture(args...);
+    Args held(args...);
+    struct Ctx { void (*kernel)(P...); Args* args; } ctx{kernel, &held};
+    LaunchDesc d = describe();
     d.entry = [](void* c) {
       Ctx* x = static_cast<Ctx*>(c);
       std::apply(x->kernel, *x->args);  // by-value parameters: each thread gets its own copy
@@ -60,14 +66,7 @@ struct Launch {
     using Args = std::tuple<P...>;
     struct Held { void (*kernel)(P...); Args args; };
     Held* h = new Held{kernel, Args(args...)};
-    LaunchDesc d;
-    d.kernel = reinterpret_cast<const void*>(kernel);
-    d.src_name = name;
-    d.file = file;
-    d.line = line;
-    d.grid[0] = grid.x; d.grid[1] = grid.y; d.grid[2] = grid.z;
-    d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
-    d.smem = smem;
+    LaunchDesc d = describe();
     d.entry = [](void* c) {
       Held* x = static_cast<Held*>(c);
       std::apply(x->kernel, x->args);  // by-value parameters: each thread gets its own copy
