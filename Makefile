@@ -1,7 +1,9 @@
 # verify_kernel: two commands for a fresh machine (see README.md)
 #   make demo   set up .venv, then run the main job (verify-kernel check)
-#   make test   set up .venv, then every CPU test (export in sync, clean notebooks, nbdev_test,
-#               nbdev_test --flags cuda_build, the rendered docs in headless Chromium); writes out/test-results.txt
+#   make test   set up .venv, then every CPU test (export in sync, clean notebooks, every notebook under
+#               nbdev's test_nb (cuda_build cells too), the rendered docs in headless Chromium), two at a
+#               time; writes out/test-results.txt and out/test-timings.md
+#   make test-all  the same with the `#| slow` cells as well; writes out/test-all-results.txt
 #   make docs   render the notebooks into _docs/ (Quarto where installed, nbconvert otherwise)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -10,11 +12,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export CUDA_HOME ?= /usr/local/cuda
 
-.PHONY: venv demo test check full clean export nbclean help docs chromium
+.PHONY: venv demo test test-all check full clean export nbclean help docs chromium
 
 help:
 	@echo "make demo  - set up, then run the main job (verify-kernel check)"
 	@echo "make test  - set up, then run every CPU test"
+	@echo "make test-all - make test plus the slow cells"
 	@echo "make docs  - render the engineering log into _docs/"
 
 # The venv is rebuilt only when the requirement files change (idempotent).
@@ -36,6 +39,9 @@ full: venv
 
 test: venv chromium
 	@$(BIN)/python scripts/run_tests.py
+
+test-all: venv chromium
+	@$(BIN)/python scripts/run_tests.py --all
 
 docs: venv
 	$(BIN)/verify-kernel-docs render

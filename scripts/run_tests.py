@@ -1,23 +1,43 @@
 #!/usr/bin/env python
-"""`make test`: every CPU test of the workbook, each counted as one unit in out/test-results.txt.
+"""`make test` / `make test-all`: every CPU test of the workbook, each counted as one unit in out/test-results.txt.
+
+    python scripts/run_tests.py [--all] [--workers N]
 
 Units: the export is in sync with the notebooks (nbdev_export changes nothing), the notebooks are
-clean (nbdev_clean changes nothing), each notebook under `nbdev_test`, and each notebook holding
-`#| cuda_build` cells under `nbdev_test --flags cuda_build`, and the rendered docs opened page by page in
-headless Chromium (`verify-kernel-docs check`). Prints `N passed, N failed` last.
+clean (nbdev_clean changes nothing), each notebook under nbdev's `test_nb` (scripts/nb_test.py: what
+`nbdev_test --path NB` runs, every cell timed), each notebook holding `#| cuda_build` cells once more
+with `--flags cuda_build`, and the rendered docs opened page by page in headless Chromium
+(`verify-kernel-docs check`). `--all` (make test-all) adds the `slow` flag to every notebook unit.
+
+The notebooks are independent (each builds or loads its kernels through the shared torch extension
+cache, whose builds are lock-protected), so they run `--workers` at a time (default: the number of
+cores), longest first by the durations of the last run (out/timings/), else by `EXPECTED` below.
+Writes out/test-results.txt (out/test-all-results.txt for --all), out/test-timings.md (per unit and the
+slowest cells; out/test-all-timings.md) and prints `N passed, N failed` last.
 """
-import hashlib, os, re, subprocess, sys, time
+import argparse, hashlib, json, os, re, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument('--all', action='store_true', help='also run the `#| slow` cells (make test-all)')
+ap.add_argument('--workers', type=int, default=int(os.environ.get('VK_TEST_WORKERS', 0)) or os.cpu_count() or 1)
+args = ap.parse_args()
 
 root = Path(__file__).resolve().parent.parent
 os.chdir(root)
 bin_ = Path(sys.executable).parent
 out = root/'out'; out.mkdir(exist_ok=True)
-results_path = out/'test-results.txt'
+suite = 'test-all' if args.all else 'test'
+timing_dir = out/f'timings-{suite}'; timing_dir.mkdir(exist_ok=True)
+results_path = out/f'{suite}-results.txt'
 results = []
 
+# Seconds a unit took on the 2-core machine (2026-12-03, two at a time); used only to start the longest first.
+EXPECTED = {}
+
 def record(name, ok, secs, detail=''):
-    results.append((name, ok))
+    results.append((name, ok, secs))
     line = f"{'PASS' if ok else 'FAIL'} {name} ({secs:.0f} s){' - '+detail if detail else ''}"
     print(line, flush=True)
     with results_path.open('a') as f: f.write(line + '\n')
@@ -40,40 +60,76 @@ def unchanged_by(name, cmd, dirs):
     detail = (r.stdout + r.stderr)[-2000:] if r.returncode else ('changed: ' + ', '.join(changed[:10]) if changed else '')
     record(name, ok, time.time() - t, detail)
 
-def nbdev_test(nb, flags=None):
-    cmd = [str(bin_/'nbdev_test'), '--path', str(nb), '--do_print']
-    if flags: cmd += ['--flags', flags]
-    t = time.time()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    ok = r.returncode == 0 and 'Success' in (r.stdout + r.stderr)
-    if not ok: print((r.stdout + r.stderr)[-6000:], flush=True)
-    record(f"{nb.name}{' [--flags '+flags+']' if flags else ''}", ok, time.time() - t)
+def unit_name(nb, flags): return f"{nb.name}{' [--flags '+flags+']' if flags else ''}"
+def timing_file(nb, flags): return timing_dir/f"{nb.stem}{'--' + flags.replace(' ', '-') if flags else ''}.json"
 
-results_path.write_text('')
-t0 = time.time()
-unchanged_by('export in sync with notebooks (nbdev_export)', [str(bin_/'nbdev_export')], ['verify_kernel'])
-unchanged_by('notebooks clean (nbdev_clean)', [str(bin_/'nbdev_clean')], ['nbs'])
-nbs = sorted(p for p in (root/'nbs').glob('*.ipynb') if not p.name.startswith('_'))
-only = os.environ.get('VK_TEST_ONLY')  # optional regex to run a subset while developing
-if only: nbs = [p for p in nbs if re.search(only, p.name)]
-for nb in nbs: nbdev_test(nb)
-for nb in nbs:
-    if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M): nbdev_test(nb, 'cuda_build')  # a code cell flagged cuda_build
+def expected(name, path):
+    if path.exists():
+        try: return json.loads(path.read_text())['secs']
+        except Exception: pass
+    return EXPECTED.get(name, 60)
+
+def run_notebook(nb, flags):
+    "One notebook unit in its own process; returns (name, ok, secs, output)."
+    t = time.time(); tf = timing_file(nb, flags)
+    cmd = [sys.executable, str(root/'scripts'/'nb_test.py'), str(nb), '--timings', str(tf)] + (['--flags', flags] if flags else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    return unit_name(nb, flags), r.returncode == 0 and 'Success.' in r.stdout, time.time() - t, text
+
 def docs_in_browser():
     "Render the notebooks (make docs) and open every page in headless Chromium; the committed sidebar.yml/_quarto.yml/nbdev.yml must stay as they are."
     t = time.time(); ymls = sorted((root/'nbs').glob('*.yml'))
     before = {p: p.read_bytes() for p in ymls}
     r = subprocess.run([str(bin_/'verify-kernel-docs'), 'check'], capture_output=True, text=True)
-    out = r.stdout + r.stderr
+    text = r.stdout + r.stderr
     stale = [p.name for p in ymls if p.read_bytes() != before[p]]
     ok = r.returncode == 0 and not stale
-    if not ok: print(out[-6000:], flush=True)
-    last = [l for l in out.splitlines() if 'pages pass' in l or 'could not run' in l]
-    record('docs rendered, every page in headless Chromium (verify-kernel-docs check)', ok, time.time() - t,
-           '; '.join(last[-1:] + ([f"{', '.join(stale)} out of date: rewritten by the render, commit it"] if stale else [])))
+    last = [l for l in text.splitlines() if 'pages pass' in l or 'could not run' in l]
+    detail = '; '.join(last[-1:] + ([f"{', '.join(stale)} out of date: rewritten by the render, commit it"] if stale else []))
+    return 'docs rendered, every page in headless Chromium (verify-kernel-docs check)', ok, time.time() - t, text, detail
 
-if not only or re.search(only, 'docs'): docs_in_browser()
-passed = sum(ok for _, ok in results); failed = len(results) - passed
-print(f"total {time.time() - t0:.0f} s")
+results_path.write_text('')
+t0 = time.time()
+print(f"make {suite}: {args.workers} at a time", flush=True)
+unchanged_by('export in sync with notebooks (nbdev_export)', [str(bin_/'nbdev_export')], ['verify_kernel'])
+unchanged_by('notebooks clean (nbdev_clean)', [str(bin_/'nbdev_clean')], ['nbs'])
+nbs = sorted(p for p in (root/'nbs').glob('*.ipynb') if not p.name.startswith('_'))
+only = os.environ.get('VK_TEST_ONLY')  # optional regex to run a subset while developing
+if only: nbs = [p for p in nbs if re.search(only, p.name)]
+base = 'slow' if args.all else ''
+jobs = [(nb, base) for nb in nbs]
+jobs += [(nb, (base + ' cuda_build').strip()) for nb in nbs
+         if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M)]  # a code cell flagged cuda_build
+jobs.sort(key=lambda j: -expected(unit_name(*j), timing_file(*j)))
+want_docs = not only or re.search(only, 'docs')
+
+with ThreadPoolExecutor(max_workers=args.workers) as pool:
+    futs = [pool.submit(run_notebook, nb, flags) for nb, flags in jobs]
+    if want_docs: futs.append(pool.submit(docs_in_browser))
+    for f in as_completed(futs):
+        name, ok, secs, text, *detail = f.result()
+        if not ok: print(f"--- output of {name} (last 6000 characters)\n{text[-6000:]}", flush=True)
+        record(name, ok, secs, detail[0] if detail else '')
+
+wall = time.time() - t0
+passed = sum(ok for _, ok, _ in results); failed = len(results) - passed
+
+# The timing table: every unit, and the slowest cells (a place to look when the suite grows).
+cells, cpu = [], {}
+for nb, flags in jobs:
+    tf = timing_file(nb, flags)
+    if tf.exists():
+        d = json.loads(tf.read_text())
+        cpu[unit_name(nb, flags)] = d.get('cpu', 0)
+        cells += [(c['secs'], c.get('cpu', 0), unit_name(nb, flags), c['idx'], c['first']) for c in d['cells']]
+cells.sort(reverse=True)
+crow = ['| wall s | CPU s | unit | cell | first line |', '|---:|---:|---|---:|---|'] + [
+    f"| {s:.1f} | {c:.1f} | {u} | {i} | `{f.replace('|', '/')}` |" for s, c, u, i, f in cells[:25]]
+rows = ['| unit | wall s | CPU s |', '|---|---:|---:|'] + [f"| {n} | {s:.0f} | {cpu[n]:.0f} |" if n in cpu else f"| {n} | {s:.0f} | |"
+                                                        for n, _, s in sorted(results, key=lambda r: -r[2])]
+(out/f'{suite}-timings.md').write_text(f"# make {suite}: {wall:.0f} s wall, {args.workers} at a time\n\n"
+                                   + '\n'.join(rows) + '\n\n## slowest cells\n\n' + '\n'.join(crow) + '\n')
+print(f"total {wall:.0f} s (timings: out/{suite}-timings.md)")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
