@@ -5,9 +5,10 @@
 
 Units: the export is in sync with the notebooks (nbdev_export changes nothing), the notebooks are
 clean (nbdev_clean changes nothing), each notebook under nbdev's `test_nb` (scripts/nb_test.py: what
-`nbdev_test --path NB` runs, every cell timed), each notebook holding `#| cuda_build` cells once more
-with `--flags cuda_build`, and the rendered docs opened page by page in headless Chromium
-(`verify-kernel-docs check`). `--all` (make test-all) adds the `slow` flag to every notebook unit.
+`nbdev_test --path NB` runs, every cell timed) - a notebook holding `#| cuda_build` cells with
+`--flags cuda_build`, which runs its default cells as well (until 2026-12-03 such a notebook ran twice,
+once without the flag: the same cells again) - and the rendered docs opened page by page in headless
+Chromium (`verify-kernel-docs check`). `--all` (make test-all) adds the `slow` flag to every notebook unit.
 
 The notebooks are independent (each builds or loads its kernels through the shared torch extension
 cache, whose builds are lock-protected), so they run `--workers` at a time (default: the number of
@@ -97,10 +98,11 @@ unchanged_by('notebooks clean (nbdev_clean)', [str(bin_/'nbdev_clean')], ['nbs']
 nbs = sorted(p for p in (root/'nbs').glob('*.ipynb') if not p.name.startswith('_'))
 only = os.environ.get('VK_TEST_ONLY')  # optional regex to run a subset while developing
 if only: nbs = [p for p in nbs if re.search(only, p.name)]
-base = 'slow' if args.all else ''
-jobs = [(nb, base) for nb in nbs]
-jobs += [(nb, (base + ' cuda_build').strip()) for nb in nbs
-         if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M)]  # a code cell flagged cuda_build
+base = ['slow'] if args.all else []
+def flags_for(nb):
+    "A notebook holding `#| cuda_build` cells runs once with that flag: every default cell runs in that run too."
+    return ' '.join(base + (['cuda_build'] if re.search(r'^\s*"#\|\s*cuda_build', nb.read_text(), re.M) else []))
+jobs = [(nb, flags_for(nb)) for nb in nbs]
 jobs.sort(key=lambda j: -expected(unit_name(*j), timing_file(*j)))
 want_docs = not only or re.search(only, 'docs')
 
