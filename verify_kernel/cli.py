@@ -4,7 +4,7 @@
 
 # %% ../nbs/80_check.ipynb #a11f6596
 from __future__ import annotations
-import argparse, datetime, importlib, json, os, platform, time
+import argparse, contextlib, datetime, importlib, io, json, os, platform, sys, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -12,7 +12,8 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'main']
+__all__ = ['FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'main', 'build_targets', 'target_dir',
+           'build_one', 'build_all', 'add_build_parser', 'build_main']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -161,8 +162,10 @@ def main(argv=None):
     c.add_argument('--no-backend', action='store_true', help="skip the SGLang backend check (SGLang's own test kit through --attention-backend verify_kernel)")
     from verify_kernel import bench  # `verify-kernel bench`: nbs/90_bench.ipynb
     bench.add_parser(sub)
+    add_build_parser(sub)
     a = ap.parse_args(argv)
     if a.cmd == 'bench': return bench.main(a)
+    if a.cmd == 'build': return build_main(a)
     suite = a.suite or ('full' if a.full else 'quick')
     impls = implementations()
     if a.impl:
@@ -202,3 +205,90 @@ def _backend_check(out:Path) -> int:
     (out/'backend.json').write_text(json.dumps([dict(case=r.case.name, dtype=str(r.case.dtype), status=r.status, seconds=r.seconds, served=r.served,
         refused=r.refused, validated=r.validated, mismatches=r.mismatches, note=r.note) for r in kit], indent=1))
     return fails
+
+# %% ../nbs/80_check.ipynb #cff10c2b
+FAMILIES = ('probe', 'flash', 'paged', 'selftest')  # every kernel family; 'selftest': the emulator's self-test kernels (check step a)
+
+def _family(name):
+    from verify_kernel import build
+    if name == 'probe': return build.PROBE
+    if name == 'flash': from verify_kernel.flash import FLASH; return FLASH
+    if name == 'paged': from verify_kernel.paged import PAGED; return PAGED
+    raise ValueError(f"--family: unknown kernel family {name!r}; choose from {list(FAMILIES)}")
+
+def build_targets(impl:str='cuda', archs=None, families=FAMILIES) -> list[tuple]:
+    """(family, archs) pairs `verify-kernel build` compiles: for `impl='cuda'` one build per arch named (each is what a server on
+    that GPU loads), else `$VK_CUDA_ARCHS` as one build, else one per distinct arch of the GPUs present."""
+    from verify_kernel import build
+    bad = [f for f in families if f not in FAMILIES]
+    if bad: raise ValueError(f"--family: unknown kernel families {bad}; choose from {list(FAMILIES)}")
+    if impl == 'simt': return [(f, ()) for f in families]
+    if impl != 'cuda': raise ValueError(f"--impl must be 'cuda' or 'simt', got {impl!r}")
+    if archs: groups = [(a,) for a in dict.fromkeys(archs)]
+    elif os.environ.get('VK_CUDA_ARCHS'): groups = [build.build_archs()]
+    elif torch.cuda.is_available():
+        groups = [(a,) for a in dict.fromkeys(build.arch_for_capability(*torch.cuda.get_device_capability(i)) for i in range(torch.cuda.device_count()))]
+    else: raise ValueError("no GPU here: name the architectures to build for with --arch (e.g. --arch sm_120a), or build the emulator's with --impl simt")
+    for g in groups: build.gencode_flags(g)  # a clear error for a malformed --arch
+    return [(f, g) for g in groups for f in families]
+
+def target_dir(family:str, impl:str, archs=()) -> Path:
+    "The directory in torch's extension cache that holds the build of `family`."
+    from verify_kernel import build
+    if family == 'selftest':
+        return build._cached_dir('simt_selftest_simt' if impl == 'simt' else 'simt_selftest_gpu_' + '_'.join(archs))
+    return build.extension_dir(_family(family), impl, archs)
+
+def build_one(family:str, impl:str='cuda', archs=()) -> dict:
+    "Build (or find cached) one family: a row with status 'compiled', 'cached' or 'FAIL', seconds, the directory and the error."
+    from verify_kernel import build, simt
+    d = target_dir(family, impl, archs)
+    cached, t0 = any(d.glob('*.so')), time.time()
+    row = dict(family=family, impl=impl, archs='+'.join(archs) or 'cpu (SIMT emulator)', dir=str(d))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):   # load's own progress lines: the command prints its own
+            if family == 'selftest': simt.load_selftest(impl, list(archs) if impl == 'cuda' else None)
+            else: build.load(_family(family), impl, archs=archs or None)
+        return dict(row, status='cached' if cached else 'compiled', seconds=round(time.time() - t0, 1), error='')
+    except Exception as e:
+        return dict(row, status='FAIL', seconds=round(time.time() - t0, 1), error=f"{type(e).__name__}: {e}"[:3000])
+
+def build_all(impl:str='cuda', archs=None, families=FAMILIES, jobs:int=1, log=print) -> list[dict]:
+    "`verify-kernel build`: every target of `build_targets`, `jobs` at a time (separate processes), progress printed."
+    from verify_kernel import simt
+    targets = build_targets(impl, archs, families)
+    log(f"torch extension cache: {simt._build_root()} (TORCH_EXTENSIONS_DIR moves it; servers load from the same place)")
+    log(f"building {len(targets)} kernel build(s) for {'the SIMT emulator (CPU)' if impl == 'simt' else ', '.join('+'.join(a) for a in dict.fromkeys(a for _, a in targets))}, {jobs} at a time; first builds take 1-3 minutes each")
+    rows, t0 = [], time.time()
+    def done(r):
+        rows.append(r)
+        log(f"[{len(rows)}/{len(targets)}] {r['family']:8s} {r['archs']:20s} {r['status']:8s} {r['seconds']:6.0f} s  {r['dir']}")
+        if r['error']: log('    ' + r['error'].replace('\n', '\n    '))
+    if jobs <= 1:
+        for f, a in targets: done(build_one(f, impl, a))
+    else:
+        import concurrent.futures as cf, multiprocessing as mp
+        with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context('spawn')) as ex:
+            for fut in cf.as_completed([ex.submit(build_one, f, impl, a) for f, a in targets]): done(fut.result())
+    fails = [r for r in rows if r['status'] == 'FAIL']
+    log(f"{len(rows) - len(fails)} of {len(rows)} built or cached in {time.time() - t0:.0f} s" + (f"; FAILED: {', '.join(r['family'] + ' ' + r['archs'] for r in fails)}" if fails else ''))
+    return rows
+
+def add_build_parser(sub):
+    b = sub.add_parser('build', help="compile every kernel family into torch's extension cache (run once before starting SGLang servers)")
+    b.add_argument('--impl', choices=('cuda', 'simt'), default='cuda', help="cuda: nvcc builds for GPUs (default); simt: the CPU emulator's builds")
+    b.add_argument('--arch', action='append', help='build for this GPU architecture (repeatable, e.g. --arch sm_120a --arch sm_90a); default: the GPUs present')
+    b.add_argument('--family', action='append', choices=FAMILIES, help='only these families (repeatable); default: all')
+    b.add_argument('-j', '--jobs', type=int, default=None, help='builds at a time (default: 1 on <= 4 cores, else cores // 4)')
+    b.add_argument('--list', action='store_true', help='print what would be built and where, build nothing')
+
+def build_main(a) -> int:
+    fams = tuple(a.family or FAMILIES)
+    try: targets = build_targets(a.impl, a.arch, fams)
+    except ValueError as e: print(f"verify-kernel build: {e}", file=sys.stderr); return 2
+    if a.list:
+        for f, ar in targets: print(f"{f:8s} {'+'.join(ar) or 'simt':16s} {target_dir(f, a.impl, ar)}")
+        return 0
+    jobs = a.jobs or (1 if (os.cpu_count() or 1) <= 4 else os.cpu_count() // 4)
+    rows = build_all(a.impl, a.arch, fams, min(jobs, len(targets)))
+    return 1 if any(r['status'] == 'FAIL' for r in rows) else 0
