@@ -9,6 +9,7 @@
 #   summary.txt          one line per step (PASS/FAIL, seconds) - printed last
 #   notebooks.tgz        the executed notebooks (copy them back into nbs/ to keep the outputs)
 #   nvidia-smi.txt       the card as found
+#   check/               verify-kernel check's report.md, check.json and plots (step 0)
 # Budget: under 8 minutes on one H200 (each notebook's gpu cells are sized for it).
 # Dependencies: uses .venv/bin/python if present, else python3 plus .gpu_payload/ (made here by
 # scripts/prepare_gpu_payload.sh and carried to the device machine) installed to /tmp/vk_site.
@@ -54,6 +55,11 @@ try:
     import triton; print('triton', triton.__version__)
 except Exception as e: print('triton unavailable:', e)
 PY
+
+# 0. the one ordered verdict (verify-kernel check: emulator fidelity, kernel parity at serving sizes,
+#    SGLang's kit, CUDA graph capture, benchmark; stops at the first failing layer): report.md + check.json
+step "verify-kernel check (trust order)" timeout 480 $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(['check', '--out', '$OUT/check']))"
+[ -f "$OUT/check/report.md" ] && head -30 "$OUT/check/report.md"
 
 # 1. every kernel family built for this GPU, in parallel (16 cores there; the notebooks then load
 #    them from torch's extension cache). Failures show the compiler's errors.

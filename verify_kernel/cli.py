@@ -4,16 +4,18 @@
 
 # %% ../nbs/80_check.ipynb #a11f6596
 from __future__ import annotations
-import argparse, contextlib, datetime, importlib, io, json, os, platform, sys, time
-from dataclasses import dataclass
+import argparse, contextlib, dataclasses, datetime, importlib, io, json, os, platform, sys, time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'main', 'build_targets', 'target_dir',
-           'build_one', 'build_all', 'add_build_parser', 'build_main']
+__all__ = ['FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'main', 'Step', 'StepResult', 'run_steps',
+           'verdict', 'environment', 'write_report', 'fidelity_cases', 'fidelity_rows', 'step_fidelity',
+           'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections',
+           'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -70,11 +72,12 @@ def _machine() -> str:
         return f"{p.name} (cc {p.major}.{p.minor}, {p.multi_processor_count} SMs)"
     return f"CPU only: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (CUDA kernels run on the SIMT emulator)"
 
-def check(suite:str='quick', impls:list|None=None, device:str|None=None, progress:bool=True, only:str|None=None) -> list[CheckRow]:
-    "Run `impls` (default: all available) on `workloads.suite(suite)`; one `CheckRow` per pair."
+def check(suite:str='quick', impls:list|None=None, device:str|None=None, progress:bool=True, only:str|None=None,
+          batches:list|None=None) -> list[CheckRow]:  # workloads to run instead of `workloads.suite(suite)`
+    "Run `impls` (default: all available) on `workloads.suite(suite)` (or `batches`); one `CheckRow` per pair."
     device = device or ('cuda' if torch.cuda.is_available() else 'cpu')
     impls = impls if impls is not None else implementations()
-    batches = workloads.suite(suite)
+    batches = workloads.suite(suite) if batches is None else list(batches)
     if only: batches = [b for b in batches if only in b.name]
     if device != 'cpu': batches = [b.to(device) for b in batches]
     rows, ready = [], []
@@ -152,42 +155,42 @@ def main(argv=None):
     "verify-kernel: the project's command line. `verify-kernel check [--full]` is the main job."
     ap = argparse.ArgumentParser(prog='verify-kernel', description='MLA tree-verify attention kernels for SGLang: checks and tools.')
     sub = ap.add_subparsers(dest='cmd', required=True)
-    c = sub.add_parser('check', help='every implementation on SGLang-identical workloads against the fp64 oracle')
-    c.add_argument('--full', action='store_true', help="the large workload suite (GPU-sized prefixes up to 16K: meant for a GPU, slow on a CPU) instead of 'quick'")
+    c = sub.add_parser('check', help='one ordered verdict: emulator fidelity, kernel parity, SGLang kit, CUDA graph capture, benchmark; stops at the first failing layer; writes report.md')
+    c.add_argument('--full', action='store_true', help="step (b) on the 'full' workload suite instead of the default (serving sizes 8K-128K on a GPU, 'quick' on a CPU)")
     c.add_argument('--suite', choices=workloads.SUITES, help='a named workload suite (overrides --full)')
     c.add_argument('--impl', action='append', help='run only these implementations (repeatable)')
     c.add_argument('--only', help='run only workloads whose name contains this')
-    c.add_argument('--out', default='out/check', help='where the plot and results go (default out/check)')
+    c.add_argument('--out', default='out/check', help='where report.md, check.json and the plots go (default out/check)')
     c.add_argument('--no-progress', action='store_true')
-    c.add_argument('--no-backend', action='store_true', help="skip the SGLang backend check (SGLang's own test kit through --attention-backend verify_kernel)")
+    c.add_argument('--no-backend', action='store_true', help="skip step (c), SGLang's own test kit through --attention-backend verify_kernel")
+    c.add_argument('--keep-going', action='store_true', help='run every step even after one fails (default: stop at the first failing layer)')
+    c.add_argument('--steps', help='run only these steps, e.g. abd (default: all, in trust order)')
+    c.add_argument('--model', help="also check a model's attention modules: a config.json (or its directory) through verify_kernel.models.check_model")
     from verify_kernel import bench  # `verify-kernel bench`: nbs/90_bench.ipynb
     bench.add_parser(sub)
     add_build_parser(sub)
+    from verify_kernel import ab      # `verify-kernel ab`: nbs/81_ab.ipynb
+    ab.add_parser(sub)
     a = ap.parse_args(argv)
+    if a.cmd == 'ab': return ab.main(a)
     if a.cmd == 'bench': return bench.main(a)
     if a.cmd == 'build': return build_main(a)
-    suite = a.suite or ('full' if a.full else 'quick')
+    suite = a.suite or ('full' if a.full else None)
     impls = implementations()
     if a.impl:
         unknown = set(a.impl) - {i.name for i in impls}
         if unknown: ap.error(f"unknown --impl {sorted(unknown)}; choose from {[i.name for i in impls]}")
         impls = [i for i in impls if i.name in a.impl]
-    print(f"verify-kernel check: suite '{suite}' on {_machine()}; torch {torch.__version__}; {datetime.datetime.now():%Y-%m-%d %H:%M}")
-    for im in impls: print(f"  {im.name:14s} {im.what}")
-    t0 = time.time()
-    rows = check(suite, impls, progress=not a.no_progress, only=a.only)
-    print(); print(table(rows))
+    env = environment()
+    print(f"verify-kernel check on {env['machine']}; torch {env['torch']}, CUDA {env['cuda']}, driver {env['driver']}, SGLang {env['sglang']}; {env['date']}")
+    steps = trust_steps(suite, impls, a.only, kit=not a.no_backend) + extra_sections(a.model)
+    if a.steps: steps = [s for s in steps if s.key in a.steps]
+    for s in steps: print(f"  ({s.key}) {s.name}{' [GPU]' if s.needs_gpu else ''}")
     out = Path(a.out)
-    png = plot(rows, out/'parity.png')
-    (out/'results.json').write_text(json.dumps([dict(workload=r.workload, impl=r.impl, status=r.status, seconds=r.seconds, note=r.note,
-        **({} if r.report is None else {'parity': r.report.row()}),
-        **({} if r.outcome is None else {'accepted': r.outcome.accept_out, 'accepted_ref': r.outcome.accept_ref})) for r in rows], indent=1))
-    fails = [r for r in rows if r.status == 'FAIL']
-    ran = [r for r in rows if r.status != 'SKIP']
-    print(f"\n{len(ran) - len(fails)} of {len(ran)} runs agree with the oracle ({len(rows) - len(ran)} skipped) in {time.time() - t0:.0f} s")
-    print(f"plot: {png.resolve()}\nresults: {(out/'results.json').resolve()}")
-    kit_fails = 0 if a.no_backend else _backend_check(out)
-    return 1 if fails or kit_fails else 0
+    results = run_steps(steps, out, stop_on_fail=not a.keep_going)
+    md = write_report(results, out, env)
+    print(f"\n{verdict(results)}\nreport: {md.resolve()}\njson: {(out/'check.json').resolve()}")
+    return 1 if any(r.status == 'FAIL' for r in results) else 0
 
 def _backend_check(out:Path) -> int:
     "The SGLang backend through SGLang's own test kit on this machine (nbs/04_sglang_backend.ipynb); returns the failures."
@@ -205,6 +208,266 @@ def _backend_check(out:Path) -> int:
     (out/'backend.json').write_text(json.dumps([dict(case=r.case.name, dtype=str(r.case.dtype), status=r.status, seconds=r.seconds, served=r.served,
         refused=r.refused, validated=r.validated, mismatches=r.mismatches, note=r.note) for r in kit], indent=1))
     return fails
+
+# %% ../nbs/80_check.ipynb #31de3953
+@dataclass
+class Step:
+    "One layer of `verify-kernel check`, in trust order; `fn(out)` returns rows, or (status, rows, note[, plots])."
+    key: str
+    name: str
+    fn: Callable
+    needs_gpu: bool = False
+    why: str = ''                  # what this layer establishes (a line in the report)
+
+@dataclass
+class StepResult:
+    key: str
+    name: str
+    status: str                    # PASS, FAIL, SKIP, NOT RUN
+    rows: list = field(default_factory=list)
+    note: str = ''
+    seconds: float = 0.0
+    plots: list = field(default_factory=list)
+
+def _normalize(res) -> tuple:
+    "A step's return value -> (status, rows, note, plots): a bare row list passes unless a row says FAIL (status) or ok=False."
+    if isinstance(res, tuple):
+        status, rows, note, plots = (list(res) + ['', []])[:4]
+        return status, list(rows or []), note or '', list(plots or [])
+    rows = list(res or [])
+    bad = [r for r in rows if str(r.get('status', '')).upper() == 'FAIL' or r.get('ok') is False]
+    return ('FAIL' if bad else 'PASS'), rows, (f"{len(bad)} of {len(rows)} rows fail" if bad else ''), []
+
+def run_steps(steps:list[Step], out:Path, gpu:bool|None=None, stop_on_fail:bool=True, log=print) -> list[StepResult]:
+    "Run `steps` in order; the first FAIL stops the rest (reported NOT RUN); a GPU step on a machine without one is a SKIP."
+    gpu = torch.cuda.is_available() if gpu is None else gpu
+    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    results, failed = [], None
+    for s in steps:
+        if failed is not None:
+            results.append(StepResult(s.key, s.name, 'NOT RUN', note=f"({failed.key}) {failed.name} failed first")); continue
+        if s.needs_gpu and not gpu:
+            results.append(StepResult(s.key, s.name, 'SKIP', note='needs a GPU (none here)')); log(f"({s.key}) {s.name}: SKIP (needs a GPU)"); continue
+        log(f"({s.key}) {s.name} ..."); t0 = time.time()
+        try: status, rows, note, plots = _normalize(s.fn(out))
+        except Exception as e:
+            status, rows, note, plots = 'FAIL', [], f"{type(e).__name__}: {e}".strip()[:2000], []
+        r = StepResult(s.key, s.name, status, rows, note, round(time.time() - t0, 1), plots)
+        results.append(r); log(f"({s.key}) {s.name}: {status} in {r.seconds:.0f} s" + (f" - {note.splitlines()[0][:200]}" if note else ''))
+        if status == 'FAIL' and stop_on_fail: failed = r
+    return results
+
+def verdict(results:list[StepResult]) -> str:
+    "One line: every layer holds, or the first layer that failed."
+    fail = next((r for r in results if r.status == 'FAIL'), None)
+    if fail: return f"FAIL at ({fail.key}) {fail.name}: {fail.note.splitlines()[0][:300] if fail.note else 'see its table'}"
+    skipped = [f"({r.key})" for r in results if r.status == 'SKIP']
+    return 'PASS: every layer that ran holds' + (f"; not checked here: {', '.join(skipped)}" if skipped else '')
+
+# %% ../nbs/80_check.ipynb #d7480683
+def environment() -> dict:
+    "What the report is about: GPU, driver, CUDA, torch, SGLang and verify_kernel versions, host, date."
+    import verify_kernel
+    e = dict(date=f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", machine=_machine(),
+             torch=torch.__version__, cuda=torch.version.cuda or 'none', python=platform.python_version(),
+             verify_kernel=getattr(verify_kernel, '__version__', '?'))
+    try:
+        from verify_kernel import sglang_support; e['sglang'] = sglang_support.sglang_version()
+    except Exception as x: e['sglang'] = f'not importable ({type(x).__name__})'
+    e['driver'] = 'none'
+    if torch.cuda.is_available():
+        try:
+            import subprocess
+            e['driver'] = subprocess.run(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'], capture_output=True,
+                                         text=True, timeout=20).stdout.strip().splitlines()[0]
+        except Exception as x: e['driver'] = f'unknown ({type(x).__name__})'
+    return e
+
+def _md_table(rows:list[dict], limit:int=60) -> str:
+    if not rows: return '(no rows)'
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    cell = lambda v: ('' if v is None else f'{v:.4g}' if isinstance(v, float) else str(v)).replace('|', '/').replace('\n', ' ')[:120]
+    out = ['| ' + ' | '.join(cols) + ' |', '|' + '---|' * len(cols)]
+    out += ['| ' + ' | '.join(cell(r.get(c)) for c in cols) + ' |' for r in rows[:limit]]
+    if len(rows) > limit: out.append(f'\n({len(rows) - limit} more rows in check.json)')
+    return '\n'.join(out)
+
+def write_report(results:list[StepResult], out:Path, env:dict|None=None) -> Path:
+    "report.md (the environment, the verdict, one table a step, plots) and check.json in `out`."
+    env = env or environment(); out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    md = ['# verify-kernel check', '', f"**{verdict(results)}**", '', '| | |', '|---|---|']
+    md += [f'| {k} | {v} |' for k, v in env.items()]
+    md += ['', '| step | layer | status | seconds | note |', '|---|---|---|---|---|']
+    md += [f"| ({r.key}) | {r.name} | {r.status} | {r.seconds:.0f} | {r.note.splitlines()[0][:160] if r.note else ''} |" for r in results]
+    for r in results:
+        md += ['', f'## ({r.key}) {r.name}: {r.status}', '']
+        if r.note: md += ['```', r.note, '```', '']
+        if r.status not in ('SKIP', 'NOT RUN'): md.append(_md_table(r.rows))
+        md += [f'\n![{Path(p).stem}]({Path(p).name})' for p in r.plots]
+    (out/'report.md').write_text('\n'.join(md) + '\n')
+    (out/'check.json').write_text(json.dumps(dict(verdict=verdict(results), environment=env, steps=[dataclasses.asdict(r) for r in results]),
+                                             indent=1, default=str))
+    return out/'report.md'
+
+# %% ../nbs/80_check.ipynb #ee85a34b
+def _bits(t):
+    return t.view({8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}[t.element_size()]) if t.is_floating_point() else t
+
+def _shfl_defined(b, mode, width, mask, n):
+    "Lanes whose __shfl_sync source takes part (elsewhere the GPU's value is undefined), as chapter 01 derives them."
+    seg, clamp, ok = (32 - width) & 31, 0 if mode == 1 else 31, []
+    for t in range(n):
+        lane = t % 32
+        if not mask >> lane & 1: ok.append(True); continue
+        maxl, minl, bv = (lane & seg) | (clamp & ~seg & 31), lane & seg, int(b[t]) & 31
+        j = {0: minl | (bv & ~seg & 31), 1: lane - bv, 2: lane + bv, 3: lane ^ bv}[mode]
+        valid = j >= maxl if mode == 1 else j <= maxl
+        ok.append(bool(mask >> (j if valid else lane) & 1))
+    return torch.tensor(ok)
+
+def fidelity_cases(seed:int=0) -> list[tuple]:
+    "(check, self-test function, args, select) of step (a): `select(emulated, native)` -> the parts that must be bitwise equal."
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(4099, generator=g)
+    whole = lambda e, d: (e, d)
+    cases = [(f'block reduce, {th} threads', 'st_block_reduce', (x, th), whole) for th in (32, 256, 1024)]
+    cases += [('thread/block ids, 3-D grid', 'st_ids', (x, [2, 2, 3], [4, 3, 5]), whole)]
+    vals = torch.randint(-2**31, 2**31 - 1, (64,), generator=g, dtype=torch.int32)
+    for mode in range(4):
+        for width, mask in ((32, 0xffffffff), (8, 0x0f0f00ff), (16, 0x55555555)):
+            b = torch.randint(0, 40, (64,), generator=g, dtype=torch.int32)
+            keep = _shfl_defined(b, mode, width, mask, 64)
+            cases.append((f'__shfl_sync mode {mode} width {width} mask {mask:#x}', 'st_shfl', (vals, b, mode, width, mask),
+                          lambda e, d, k=keep: (e[k], d[k])))
+    cases.append(('warp vote/match/reduce', 'st_warp_ops', ((torch.rand(64, generator=g) < 0.5).int(),
+                  torch.randint(-3, 4, (64,), generator=g, dtype=torch.int32), 0xffffffff), whole))
+    src = torch.randint(-2**15, 2**15, (32, 8), generator=g, dtype=torch.int32).to(torch.int16); perm = torch.randperm(32, generator=g).int()
+    cases += [(f'ldmatrix x{c}{" .trans" if t else ""}', 'st_ldmatrix', (src, perm, c, t), whole) for c in (1, 2, 4) for t in (False, True)]
+    for dt in (torch.bfloat16, torch.float16):
+        A = torch.randint(-8, 9, (16, 16), generator=g).to(dt); B = torch.randint(-8, 9, (16, 8), generator=g).to(dt)
+        C = torch.randint(-100, 101, (16, 8), generator=g).float()
+        cases += [(f'mma.sync m16n8k16 {str(dt)[6:]} fragments{" via ldmatrix" if v else ""}', 'st_mma', (A, B, C, v), whole) for v in (False, True)]
+    srcr, valid = torch.randn(64, 4, generator=g), (torch.rand(64, generator=g) < 0.7).int()
+    even = torch.arange(64) % 2 == 0
+    cases.append(('cp.async zero-fill and wait_group', 'st_cp_async', (srcr, valid),
+                  lambda e, d: (torch.cat([_bits(e[2]).flatten(), _bits(e[1][even]).flatten()]), torch.cat([_bits(d[2]).flatten(), _bits(d[1][even]).flatten()]))))
+    bits16 = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16)
+    cases += [(f'bf16/fp16 -> fp32 conversion, every pattern (mode {m})', 'st_convert', (bits16, m), whole) for m in (0, 1)]
+    qi = torch.randint(-4, 5, (128, 576), generator=g).bfloat16(); kvi = torch.randint(-4, 5, (512, 576), generator=g).bfloat16()
+    cases.append(('tensor-core GEMM 128x576 . 512x576^T (exact sums)', 'st_gemm_tc', (qi, kvi, True), whole))
+    return cases
+
+def fidelity_rows(emulated, native, cases=None) -> list[dict]:
+    "Run every case on the emulator's self-test build and on the GPU's; one row a case (bitwise equal or not)."
+    rows = []
+    for name, fn, args, select in (cases or fidelity_cases()):
+        try:
+            e = getattr(emulated, fn)(*args)
+            d = getattr(native, fn)(*[a.cuda() if isinstance(a, torch.Tensor) else a for a in args]); torch.cuda.synchronize()
+            cpu = lambda o: [cpu(t) for t in o] if isinstance(o, (list, tuple)) else (o.cpu() if isinstance(o, torch.Tensor) else o)
+            a, b = select(e, cpu(d))
+            flat = lambda o: torch.cat([_bits(t).flatten().long() for t in o]) if isinstance(o, (list, tuple)) else _bits(o).flatten().long()
+            fa, fb = flat(a), flat(b)
+            same = fa.shape == fb.shape and torch.equal(fa, fb)
+            rows.append(dict(check=name, function=fn, status='PASS' if same else 'FAIL',
+                             detail='' if same else f"{int((fa != fb).sum()) if fa.shape == fb.shape else 'shape'} elements differ"))
+        except Exception as x:
+            rows.append(dict(check=name, function=fn, status='FAIL', detail=f"{type(x).__name__}: {x}"[:300]))
+    return rows
+
+def step_fidelity(out:Path):
+    "(a) the self-test kernels natively and on the emulator, bitwise (every CPU result of the project rests on this)."
+    from verify_kernel import simt, build
+    emulated, native = simt.load_selftest('simt'), simt.load_selftest('cuda', [build.detect_arch()])
+    return fidelity_rows(emulated, native)
+
+def serving_batches(device:str='cuda') -> list:
+    "Step (b)'s workloads at serving sizes: 8K-128K prefixes, EAGLE trees and chains, 8 and 16 heads, NaN in every slot no request owns."
+    W = workloads
+    return [W.make_batch([8192, 8192 + 37], W.eagle_tree(4, 4, 16, seed=1), heads=16, seed=1, device=device, name='eagle-16-8K-h16'),
+            W.make_batch([32768], W.chain_tree(8), heads=8, seed=2, device=device, name='chain-8-32K-h8'),
+            W.make_batch([65536 + 129, 4096], W.ddtree(16, 6, seed=3), heads=16, seed=3, device=device, name='ddtree-16-64K-h16'),
+            W.make_batch([131072], W.eagle_tree(2, 3, 6, seed=4), heads=8, seed=4, device=device, name='eagle-6-128K-h8')]
+
+def _parity_rows(rows:list[CheckRow]) -> list[dict]:
+    out = []
+    for r in rows:
+        d = dict(workload=r.workload, impl=r.impl, status=r.status, seconds=round(r.seconds, 2))
+        if r.report is not None: d.update({k: v for k, v in r.report.row().items() if k in ('max_abs', 'max_rel', 'ratio', 'ulp_le2', 'ulp_max', 'lse_abs')})
+        if r.outcome is not None: d['accepted'] = f"{sum(r.outcome.accept_out)}/{sum(r.outcome.accept_ref)}"
+        if r.note: d['note'] = r.note
+        out.append(d)
+    return out
+
+def step_parity(out:Path, suite:str|None=None, impls=None, only=None, progress=False):
+    "(b) every kernel against the fp64 oracle: at serving sizes on a GPU, on `suite` (default 'quick') on the CPU."
+    if torch.cuda.is_available() and suite is None: rows = check(batches=serving_batches('cuda'), impls=impls, progress=progress)
+    else: rows = check(suite or 'quick', impls, progress=progress, only=only)
+    png = plot(rows, Path(out)/'parity.png') if any(r.report is not None for r in rows) else None
+    fails = [r for r in rows if r.status == 'FAIL']
+    note = '; '.join(f"{r.impl} on {r.workload}: {r.note}" for r in fails)[:1500]
+    return ('FAIL' if fails else 'PASS'), _parity_rows(rows), note, [png] if png else []
+
+def step_kit(out:Path):
+    "(c) SGLang's own MLA target-verify test kit through `--attention-backend verify_kernel` (compiled Triton the judge on a GPU)."
+    from verify_kernel import backend
+    backend._kit()
+    kit = backend.backend_check()
+    rows = [dict(case=r.case.name, dtype=str(r.case.dtype).replace('torch.', ''), status=r.status, seconds=round(r.seconds, 1), served=r.served,
+                 refused='; '.join(f'{n} {k}' for k, n in r.refused.items()), validated=r.validated, mismatches=r.mismatches, note=r.note) for r in kit]
+    fails = [r for r in rows if r['status'] != 'PASS']
+    return ('FAIL' if fails else 'PASS'), rows, backend.summary() + ('; failing: ' + ', '.join(r['case'] for r in fails) if fails else ''), []
+
+def step_graph(out:Path, replays:int=20):
+    "(d) a real torch.cuda.graph capture of the backend's kernel call on SGLang-shaped static buffers; every replay equal to eager, bitwise."
+    from verify_kernel import paged, graphs
+    H, N, BS, MAXP = 16, 16, 8, 4000
+    bufs = graphs.GraphVerifyBuffers(BS, N, H, slots=BS * (MAXP + N) + 2048, kv_capacity=BS * MAXP, device='cuda')
+    bufs.load(graphs.padded_verify_batch([100] * BS, BS, N, H, seed=1, device='cuda'))
+    def call(o=None, lse=None):
+        args, kwargs = bufs.hook_args(o, lse)
+        if not paged.verify_attn_fwd(*args, **kwargs): raise RuntimeError('the kernel refused the graph batch')
+    call(); torch.cuda.synchronize()               # build, warm up and reserve the workspace outside the capture
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g): call()
+    rows = graphs.check_replays(bufs, graphs.graph_replay_batches(replays, BS, N, H, seed=21, max_prefix=MAXP, device='cuda'), g.replay, call)
+    for r in rows: r['status'] = 'PASS' if r['bitwise'] and r['passed'] else 'FAIL'; r['prefix_lens'] = str(r['prefix_lens'])
+    return rows
+
+def step_bench(out:Path, reps:int=20):
+    "(e) about two minutes of benchmark against SGLang's Triton kernel on identical inputs (L2 flushed), ratios in one run."
+    from verify_kernel import bench
+    sweep = bench.shapes(prefixes=(4096, 16384, 65536, 131072), drafts=(16,), heads=(8, 16))
+    rows = bench.measured_rows(sweep, reps=reps, progress=False)
+    png = bench.plot(rows, Path(out)/'bench.png')
+    return 'PASS', rows, f"{len(rows)} shapes measured", [png]
+
+def trust_steps(suite:str|None=None, impls=None, only=None, kit:bool=True) -> list[Step]:
+    "The five layers of `verify-kernel check`, in trust order: each rests on the ones before it."
+    return [Step('a', 'emulator fidelity (self-test kernels native vs emulated, bitwise)', step_fidelity, True,
+                 'every CPU result of this project ran on the emulator; on this GPU it must compute what the hardware computes'),
+            Step('b', 'kernel parity vs the fp64 oracle (NaN-poisoned caches)', lambda out: step_parity(out, suite, impls, only), False,
+                 'each kernel computes target_verify attention within bf16 rounding, never reading a slot it does not own'),
+            *([Step('c', "SGLang's MLA verify test kit through the backend", step_kit, False,
+                    "the backend serves SGLang's own cases as SGLang's Triton path does")] if kit else []),
+            Step('d', 'torch.cuda.graph capture of the kernel call, replays equal to eager', step_graph, True,
+                 'what SGLang runs with CUDA graphs on is what was checked eagerly'),
+            Step('e', "benchmark against SGLang's Triton kernel", step_bench, True, 'what it is worth per layer')]
+
+def extra_sections(model:str|None=None) -> list[Step]:
+    """Sections after the trust-order layers (the hook for other chapters): each a `Step` whose `fn(out)` returns rows (dicts; a row
+    with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). Modules that are not installed are left out."""
+    steps = []
+    try: from verify_kernel import models   # the model-coverage chapter (another branch)
+    except ImportError: models = None
+    if models is not None and hasattr(models, 'check_modules'):
+        steps.append(Step('f', 'model attention modules through the backend', lambda out: models.check_modules()))
+    if model:
+        if models is None or not hasattr(models, 'check_model'):
+            steps.append(Step('g', f'model {model}', lambda out: ('FAIL', [], 'verify_kernel.models is not installed: --model needs it')))
+        else: steps.append(Step('g', f'model {model}', lambda out: models.check_model(model)))
+    # the lead adds further sections here (e.g. the server flows): steps.append(Step(key, name, fn, needs_gpu))
+    return steps
 
 # %% ../nbs/80_check.ipynb #cff10c2b
 FAMILIES = ('probe', 'flash', 'paged', 'selftest')  # every kernel family; 'selftest': the emulator's self-test kernels (check step a)
