@@ -357,13 +357,15 @@ def fidelity_cases(seed:int=0) -> list[tuple]:
     cases.append(('tensor-core GEMM 128x576 . 512x576^T (exact sums)', 'st_gemm_tc', (qi, kvi, True), whole))
     return cases
 
-def fidelity_rows(emulated, native, cases=None) -> list[dict]:
+def fidelity_rows(emulated, native, cases=None,
+                  to_native=lambda t: t.cuda(),          # moves an input to the native build's device
+                  sync=lambda: torch.cuda.synchronize()) -> list[dict]:
     "Run every case on the emulator's self-test build and on the GPU's; one row a case (bitwise equal or not)."
     rows = []
     for name, fn, args, select in (cases or fidelity_cases()):
         try:
             e = getattr(emulated, fn)(*args)
-            d = getattr(native, fn)(*[a.cuda() if isinstance(a, torch.Tensor) else a for a in args]); torch.cuda.synchronize()
+            d = getattr(native, fn)(*[to_native(a) if isinstance(a, torch.Tensor) else a for a in args]); sync()
             cpu = lambda o: [cpu(t) for t in o] if isinstance(o, (list, tuple)) else (o.cpu() if isinstance(o, torch.Tensor) else o)
             a, b = select(e, cpu(d))
             flat = lambda o: torch.cat([_bits(t).flatten().long() for t in o]) if isinstance(o, (list, tuple)) else _bits(o).flatten().long()
