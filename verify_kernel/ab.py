@@ -12,8 +12,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['CONTEXTS', 'BACKENDS', 'BENCH_MODULE', 'RESULT_KEYS', 'DETAIL_KEYS', 'STATS_MARK', 'ABConfig', 'server_command',
            'bench_command', 'commands', 'add_parser', 'config_from_args', 'main', 'writer_keys', 'read_bench',
-           'leg_metrics', 'identity', 'compare', 'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line',
-           'run_ab', 'table', 'plot', 'write_report']
+           'leg_metrics', 'identity', 'compare', 'table', 'ServerDied', 'log_tail', 'Server', 'run_client',
+           'stats_line', 'run_ab', 'plot', 'write_report']
 
 # %% ../nbs/81_ab.ipynb #7c87d05c
 CONTEXTS = (128, 4096, 23000, 91000)   # the short prompt, then ~4K, ~23K and ~91K tokens of context
@@ -188,6 +188,23 @@ def compare(recs_a:dict, recs_b:dict, contexts) -> list[dict]:
         rows.append(dict(context=c, A=ma, B=mb, speedup=ratio, identity=identity(a, b) if a and b else None))
     return rows
 
+def _f(x, fmt='{:.1f}'): return '-' if x is None else fmt.format(x)
+
+def table(rows:list[dict]) -> str:
+    "The side-by-side markdown table: per context, decode tok/s, accept length, TTFT and TPOT of both legs, B/A and identity."
+    hdr = ('| context | decode tok/s A (triton) | decode tok/s B (verify_kernel) | B/A | accept A | accept B | TTFT ms A | TTFT ms B '
+           '| TPOT ms A | TPOT ms B | greedy identical |')
+    out = [hdr, '|' + '---|' * (hdr.count('|') - 1)]
+    for r in rows:
+        a, b, i = r['A'] or {}, r['B'] or {}, r['identity'] or {}
+        ident = '-' if not i or i.get('identical') is None else f"{i['identical']}/{i['requests']}"
+        out.append(f"| {r['context']} | {_f(a.get('decode_tok_s'))} | {_f(b.get('decode_tok_s'))} | {_f(r['speedup'], '{:.2f}x')} "
+                   f"| {_f(a.get('accept_length'), '{:.2f}')} | {_f(b.get('accept_length'), '{:.2f}')} | {_f(a.get('ttft_ms'), '{:.0f}')} "
+                   f"| {_f(b.get('ttft_ms'), '{:.0f}')} | {_f(a.get('tpot_ms'), '{:.2f}')} | {_f(b.get('tpot_ms'), '{:.2f}')} | {ident} |")
+    notes = [f"- {r['context']} tokens: {r['identity']['note']}" for r in rows if r['identity'] and r['identity'].get('note')]
+    notes += [f"- {r['context']} tokens, leg {k}: {r[k]['errors']} failed request(s): {r[k]['first_error']}" for r in rows for k in 'AB' if r[k] and r[k]['errors']]
+    return '\n'.join(out + ([''] + notes if notes else []))
+
 # %% ../nbs/81_ab.ipynb #ae5255e9
 class ServerDied(RuntimeError):
     "A server exited (or never became ready); the message holds its exit code and the last lines of its log."
@@ -297,23 +314,6 @@ def run_ab(cfg:ABConfig, log=print) -> dict:
     return res
 
 def _now() -> str: return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
-
-def _f(x, fmt='{:.1f}'): return '-' if x is None else fmt.format(x)
-
-def table(rows:list[dict]) -> str:
-    "The side-by-side markdown table: per context, decode tok/s, accept length, TTFT and TPOT of both legs, B/A and identity."
-    hdr = ('| context | decode tok/s A (triton) | decode tok/s B (verify_kernel) | B/A | accept A | accept B | TTFT ms A | TTFT ms B '
-           '| TPOT ms A | TPOT ms B | greedy identical |')
-    out = [hdr, '|' + '---|' * (hdr.count('|') - 1)]
-    for r in rows:
-        a, b, i = r['A'] or {}, r['B'] or {}, r['identity'] or {}
-        ident = '-' if not i or i.get('identical') is None else f"{i['identical']}/{i['requests']}"
-        out.append(f"| {r['context']} | {_f(a.get('decode_tok_s'))} | {_f(b.get('decode_tok_s'))} | {_f(r['speedup'], '{:.2f}x')} "
-                   f"| {_f(a.get('accept_length'), '{:.2f}')} | {_f(b.get('accept_length'), '{:.2f}')} | {_f(a.get('ttft_ms'), '{:.0f}')} "
-                   f"| {_f(b.get('ttft_ms'), '{:.0f}')} | {_f(a.get('tpot_ms'), '{:.2f}')} | {_f(b.get('tpot_ms'), '{:.2f}')} | {ident} |")
-    notes = [f"- {r['context']} tokens: {r['identity']['note']}" for r in rows if r['identity'] and r['identity'].get('note')]
-    notes += [f"- {r['context']} tokens, leg {k}: {r[k]['errors']} failed request(s): {r[k]['first_error']}" for r in rows for k in 'AB' if r[k] and r[k]['errors']]
-    return '\n'.join(out + ([''] + notes if notes else []))
 
 def plot(rows:list[dict], path:Path) -> Path|None:
     "Decode tokens/s of both legs per context, and B/A."
