@@ -99,6 +99,8 @@ def build_lock(build_dir, what:str='', log=None, timeout:float|None=None):
     try:
         prev = _read_owner(fd)
         stale = prev if prev and prev.get('state') == 'building' else None
+        # claim it at once: until this record is written, waiters see the dead owner's and would break the lock
+        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(_owner_record(what)).encode(), 0)
         if stale:
             log(f"verify_kernel: cleared a stale build lock {path}: {_describe(stale)} did not finish (killed?)")
             orphans, tw, t1 = build_dir_processes(build_dir), 0.0, time.time()
@@ -111,7 +113,6 @@ def build_lock(build_dir, what:str='', log=None, timeout:float|None=None):
         legacy = build_dir/'lock'   # torch < 2.14's FileBaton: the file's existence blocks every later build forever
         if legacy.exists() and not hasattr(_torch_cpp_extension(), 'FileLock'):
             legacy.unlink(); log(f"verify_kernel: removed torch's leftover build lock {legacy} (a killed build's; no build holds {path})")
-        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(_owner_record(what)).encode(), 0)
         held.add(str(path))
         yield dict(path=path, waited=time.time() - t0, stale=stale)
     finally:
