@@ -9,7 +9,8 @@
 #   summary.txt          one line per step (PASS/FAIL, seconds) - printed last
 #   notebooks.tgz        the executed notebooks (copy them back into nbs/ to keep the outputs)
 #   nvidia-smi.txt       the card as found
-# Budget: under 8 minutes on one H200 (each notebook's gpu cells are sized for it).
+#   check/               verify-kernel check's report.md, check.json and plots (step 0)
+# Budget: about 12 minutes on one H200 (builds ~3 min on 16 cores, verify-kernel check ~4 min, each notebook's gpu cells sized to fit).
 # Dependencies: uses .venv/bin/python if present, else python3 plus .gpu_payload/ (made here by
 # scripts/prepare_gpu_payload.sh and carried to the device machine) installed to /tmp/vk_site.
 set -uo pipefail
@@ -55,23 +56,15 @@ try:
 except Exception as e: print('triton unavailable:', e)
 PY
 
-# 1. every kernel family built for this GPU, in parallel (16 cores there; the notebooks then load
-#    them from torch's extension cache). Failures show the compiler's errors.
-build_family() { # build_family MODULE ATTR
-  $PY -c "import time; from verify_kernel import build; import importlib
-f = getattr(importlib.import_module('$1'), '$2'); t = time.time(); build.load(f, 'cuda')
-print(f'  built {f.name} for {build.build_archs()} in {time.time()-t:.0f} s')"
-}
-build_all() {
-  local pids=() rc=0
-  build_family verify_kernel.build PROBE & pids+=($!)
-  build_family verify_kernel.flash FLASH & pids+=($!)
-  build_family verify_kernel.paged PAGED & pids+=($!)
-  $PY -c "from verify_kernel import simt; import time; t=time.time(); from verify_kernel import build; simt.load_selftest('cuda', build.build_archs()); print(f'  built the SIMT self-test for the GPU in {time.time()-t:.0f} s')" & pids+=($!)
-  for p in "${pids[@]}"; do wait $p || rc=1; done
-  return $rc
-}
-step "build kernel families for this GPU" build_all
+# 0. the one ordered verdict, as a GPU owner runs it: `verify-kernel build` (every family for this GPU, 4 at a time,
+#    and the emulator's self-test build that check step (a) compares the GPU against), then `verify-kernel check`
+#    (emulator fidelity, kernel parity at serving sizes, SGLang's kit, CUDA graph capture, benchmark; stops at the
+#    first failing layer): report.md + check.json in $OUT/check. The notebooks below load the cached builds.
+vk() { $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
+step "verify-kernel build (this GPU)" vk build -j 4
+step "verify-kernel build --impl simt --family selftest" vk build --impl simt --family selftest
+step "verify-kernel check (trust order)" timeout 600 $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(['check', '--out', '$OUT/check']))"
+[ -f "$OUT/check/report.md" ] && head -30 "$OUT/check/report.md"
 
 # 2. the gpu cells of every notebook that has them (outputs kept in the notebooks)
 nbs=$(grep -l '^ *"#| gpu' nbs/*.ipynb 2>/dev/null | sort)   # notebooks with gpu-flagged code cells

@@ -14,12 +14,12 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
 # %% auto #0
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUNS_THREADS', 'TRACED',
            'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS',
-           'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
+           'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
            'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts',
            'validate', 'count_model', 'triton_block_m', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla',
-           'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'load_measured', 'model_rows', 'measured_rows',
-           'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model',
-           'add_parser', 'main']
+           'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'peer_limits', 'peer_installed', 'peer_table',
+           'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'table',
+           'plot', 'save', 'run_measured', 'run_model', 'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -387,6 +387,47 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
                 pct_roofline=100 * t_min * 1e3 / ours, t_min_us=t_min * 1e6, bound='memory' if nbytes / bw >= flops / peak else 'compute',
                 max_diff_vs_triton=diff, flashinfer_note=fi_note)
 
+# %% ../nbs/90_bench.ipynb #afb3fb50
+PEERS = {  # what each verify-capable (or not) MLA kernel on sm_120 can serve (notes/hardware-and-roofline.md, read 2026-12-03)
+    'sglang-triton': dict(module='sglang', what="SGLang 0.5.23 extend_attention_fwd (what target_verify runs today)",
+                          archs=None, q_tokens='any', heads=None, tree=True, fp8_cache=True),
+    'flashinfer-fa2-mla': dict(module='flashinfer', what="FlashInfer BatchMLAPagedAttentionWrapper (FA2 template; bf16)",
+                               archs=None, q_tokens='any', heads=None, tree=False, fp8_cache=False),
+    'b12x-dense-mla': dict(module='b12x', what="b12x attention.dense_mla (CuTe DSL, sm_120/121)",
+                           archs=((12, 0), (12, 1)), q_tokens='any', heads=None, tree=False, fp8_cache=True),
+    'flashinfer-xqa-mla': dict(module='flashinfer', what="FlashInfer xqa_batch_decode_with_kv_cache_mla (decode)",
+                               archs=((12, 0), (12, 1)), q_tokens=1, heads=128, tree=False, fp8_cache=True),
+}
+
+def peer_limits(peer:str, shape:Shape, tree:bool=True, fp8_cache:bool=False, cc:tuple|None=None) -> list[str]:
+    "What `peer` cannot serve of a verify call of `shape` (a tree mask when `tree`, an fp8 cache when `fp8_cache`, on compute capability `cc`)."
+    p, why = PEERS[peer], []
+    if p['archs'] is not None and cc is not None and tuple(cc) not in p['archs']: why.append(f"runs on sm_{''.join(map(str, p['archs'][0]))} only")
+    if p['q_tokens'] != 'any' and shape.n != p['q_tokens']: why.append(f"exactly {p['q_tokens']} query token a request")
+    if p['heads'] is not None and shape.H != p['heads']: why.append(f"exactly {p['heads']} heads")
+    if tree and not p['tree']: why.append('no tree mask (causal chains only)')
+    if fp8_cache and not p['fp8_cache']: why.append('no fp8 cache')
+    return why
+
+def peer_installed(peer:str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(PEERS[peer]['module']) is not None
+
+def peer_table(sweep:list[Shape], tree:bool=True, fp8_cache:bool=False, cc:tuple|None=None) -> list[dict]:
+    """One row a peer: installed here, what it cannot serve of `sweep` (tree masks, head counts, fp8 caches, query tokens), and how the
+    benchmark uses it: timed on the same shapes with a causal chain where only the mask stands in the way ('timed as a chain'),
+    not applicable where it cannot run a verify call at all."""
+    rows = []
+    for peer, p in PEERS.items():
+        limits = sorted({w for s in sweep for w in peer_limits(peer, s, tree, fp8_cache, cc)})
+        hard = [w for w in limits if not w.startswith('no tree mask')]
+        use = ('the baseline' if peer == 'sglang-triton' else 'not applicable' if hard
+               else 'timed as a chain (same bytes and FLOPs, not the same mask)' if limits else 'timed')
+        if peer == 'b12x-dense-mla' and use != 'not applicable': use = 'listed only: no call path in this project yet'
+        rows.append(dict(peer=peer, what=p['what'], installed=peer_installed(peer), cannot_serve='; '.join(limits) or '-', benchmark=use,
+                         shapes_out=f"{sum(bool(peer_limits(peer, s, tree, fp8_cache, cc)) for s in sweep)}/{len(sweep)}"))
+    return rows
+
 # %% ../nbs/90_bench.ipynb #915f4c15
 MODEL_LABEL = 'model, not measured'
 MIN_TILES = (2, 4, 8, 16, 32)   # the min_tiles_per_split sweep (16-key tiles; the kernel's default is 8)
@@ -597,6 +638,9 @@ def main(a) -> int:
     "`verify-kernel bench` with the parsed arguments `a`."
     sweep = shapes(a.prefix, a.drafts, a.heads, a.batch)
     out = Path(a.out)
+    cc = torch.cuda.get_device_capability() if torch.cuda.is_available() else None
+    print('peers on this sweep' + (f' (cc {cc[0]}.{cc[1]})' if cc else '') + ':')
+    for r in peer_table(sweep, cc=cc): print(f"  {r['peer']:20s} {'installed' if r['installed'] else 'not installed':13s} cannot serve: {r['cannot_serve']} -> {r['benchmark']}")
     if a.model:
         gpu = gpu_spec(a.model)
         paths = a.measured if a.measured is not None else sorted(out.glob('*measured*.csv'))

@@ -4,19 +4,21 @@
 
 # %% ../nbs/01b_build.ipynb #8ffd165a
 from __future__ import annotations
-import os, re, shutil, subprocess, tempfile, threading, time, math
+import contextlib, os, re, shutil, subprocess, tempfile, threading, time, math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 import torch
+from .buildlock import BUILD_LOCK, BuildLockError, build_lock, owner_alive, build_dir_processes
+
 
 # %% auto #0
 __all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'RACECHECK_ENV', 'SM_LIMITS',
            'RESERVED_SMEM_PER_BLOCK', 'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension',
            'nvcc', 'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily',
-           'KernelBuildError', 'resolve_impl', 'include_paths', 'load', 'occupancy', 'KernelGate', 'parse_ptxas',
-           'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates', 'show_gates', 'ApproxSite',
-           'approx_sites', 'check_approx', 'show_approx']
+           'KernelBuildError', 'resolve_impl', 'include_paths', 'load', 'extension_name', 'extension_dir', 'occupancy',
+           'KernelGate', 'parse_ptxas', 'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates',
+           'show_gates', 'ApproxSite', 'approx_sites', 'check_approx', 'show_approx']
 
 # %% ../nbs/01b_build.ipynb #1d8ad9c4
 def csrc_dir() -> Path:
@@ -164,9 +166,8 @@ def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwar
     key = (family.name, impl, archs, tuple(sorted(kwargs.items())))
     if key in _loaded: return _loaded[key]
     cpp, cu = family.sources()
-    name = f"vk_{family.name}_{impl}" + ''.join('_' + a for a in archs) + ''.join(f'_{k}{v}' for k, v in sorted(kwargs.items()))
-    name = re.sub(r'[^A-Za-z0-9_]', '_', name)
-    fresh = not (_cached_dir(name)/f'{name}.so').exists()
+    name = _base_name(family, impl, archs, **kwargs)
+    bdir = extension_dir(family, impl, archs, **kwargs)
     what = f"{family.name!r} for {'+'.join(archs) if archs else 'the SIMT emulator (CPU)'}"
     try:
         if impl == 'cuda':
@@ -174,17 +175,36 @@ def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwar
             build = lambda: torch_cpp_extension().load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),
                 extra_include_paths=include_paths(), extra_cuda_cflags=NVCC_FLAGS + gencode_flags(archs),
                 extra_cflags=['-O2'], verbose=verbose, **kwargs)
-        else:
+        else:  # simt.load_inline takes the same build lock itself (01_simt)
             from verify_kernel import simt
             build = lambda: simt.load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),
                 extra_include_paths=[str(csrc_dir())], verbose=verbose, **kwargs)
-        if fresh and not verbose:
-            with _Progress(what): mod = build()
-        else: mod = build()
+        # one build a directory at a time, across processes (TP ranks, `verify-kernel build`): see "The build lock"
+        with build_lock(bdir, what) if impl == 'cuda' else contextlib.nullcontext():
+            fresh = not any(bdir.glob('*.so'))
+            if fresh and not verbose:
+                with _Progress(what): mod = build()
+            else: mod = build()
     except (RuntimeError, subprocess.CalledProcessError) as e:
+        if isinstance(e, BuildLockError): raise
         raise KernelBuildError(f"building {what} failed:\n{_error_lines(str(e))}") from e
     _loaded[key] = mod
     return mod
+
+def _base_name(family, impl, archs, **kwargs) -> str:
+    name = f"vk_{family.name}_{impl}" + ''.join('_' + a for a in archs) + ''.join(f'_{k}{v}' for k, v in sorted(kwargs.items()))
+    return re.sub(r'[^A-Za-z0-9_]', '_', name)
+
+def extension_name(family:KernelFamily, impl:str='cuda', archs=(), **kwargs) -> str:
+    "The name of the extension `load` builds for `family` (torch's cache directory has this name)."
+    name = _base_name(family, impl, archs, **kwargs)
+    if impl == 'simt':  # simt.load_inline's module name: <name>_simt[_asan][_race]
+        name += '_simt' + ('_race' if kwargs.get('racecheck') else '')
+    return name
+
+def extension_dir(family:KernelFamily, impl:str='cuda', archs=(), **kwargs) -> Path:
+    "The directory in torch's extension cache where `load` builds `family` (created if missing)."
+    return _cached_dir(extension_name(family, impl, archs, **kwargs))
 
 # %% ../nbs/01b_build.ipynb #e2258df7
 # Per-SM limits used for occupancy (CUDA C++ Programming Guide, "Technical Specifications per
