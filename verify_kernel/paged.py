@@ -15,8 +15,9 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
            'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'reserve_workspace', 'VerifyPlan',
+           'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost',
+           'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -163,6 +164,37 @@ def workspace_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int
     return module(impl).paged_workspace_bytes(batch, num_heads, max_len_extend,
                                               target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms), kv_indices_len)
 
+def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0,
+                     num_sms:int=188) -> dict:
+    """Byte offsets of a workspace's parts and its `bytes` for `batch` requests of at most `max_len_extend` drafts x `num_heads`
+    heads over a `kv_indices_len`-entry kv_indices, on `num_sms` SMs: the plan (header, one 32 B entry a request, one 16 B entry
+    a CTA of the main kernel's grid), the adjacency bits (one a kv_indices entry) and the split partials (2 x target CTAs
+    slots of 64 rows: fp32 LSE and 512 fp32 outputs). Pure Python, no build: the C++ `workspace_layout` in paged_launch.cuh,
+    which `workspace_bytes` asks (tested equal)."""
+    for name, v, lo in (('batch', batch, 0), ('num_heads', num_heads, 1), ('max_len_extend', max_len_extend, 0),
+                        ('kv_indices_len', kv_indices_len, 0), ('num_sms', num_sms, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise VerifyArgError(f"workspace_layout: `{name}` must be an int >= {lo}; got {v!r}")
+    al = lambda x: (x + 255) // 256 * 256
+    target = num_sms * CTAS_PER_SM
+    grid = target + batch * ((max_len_extend * num_heads + BLOCK_M - 1) // BLOCK_M)
+    slots = 2 * target
+    w = dict(header=0, requests=al(64))
+    w['ctas'] = al(w['requests'] + 32 * batch)
+    w['runs'] = al(w['ctas'] + 16 * grid)
+    w['partial_lse'] = al(w['runs'] + (kv_indices_len + 31) // 32 * 4)
+    w['partial_o'] = al(w['partial_lse'] + slots * BLOCK_M * 4)
+    w['bytes'] = w['partial_o'] + slots * BLOCK_M * HEAD_DIM_V * 4
+    return w
+
+def reserved_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0,
+                   num_sms:int=188) -> int:
+    """Bytes of device memory `reserve_workspace` allocates when it makes a workspace for these sizes: power-of-two headroom
+    in `batch` and `kv_indices_len`, and 256 bytes for the alignment of its start. A backend reserving at start-up states
+    its memory with this."""
+    need = workspace_layout(batch, num_heads, max_len_extend, kv_indices_len, num_sms)['bytes']
+    roomy = workspace_layout(_pow2(batch), num_heads, max_len_extend, _pow2(kv_indices_len), num_sms)['bytes']
+    return max(need, roomy, 1) + 256
+
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
     off = (-t.data_ptr()) % 256
@@ -292,7 +324,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 *, num_tokens:int,  # T rows of q_extend
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
-                min_tiles_per_split:int|None=None) -> VerifyPlan:
+                min_tiles_per_split:int|None=None,
+                runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
     if not isinstance(qo_indptr, Tensor): raise VerifyArgError(f"{fn}: `qo_indptr` must be a tensor; got {type(qo_indptr).__name__}")
@@ -315,6 +348,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+    if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
+        raise VerifyArgError(f"{fn}: `runs_ctas` must be an int in [1, 2^31) or None; got {runs_ctas!r}")
     key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
     if workspace is None:   # one owner per plan: a workspace no live plan holds (or this batch's graph workspace), leased to this plan
         _planning.key, _planning.entry = key, None
@@ -326,7 +361,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     try:
         if _capturing(dev): _pin(workspace, key)
         module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
-                                    max_len_extend, ctas, mts)
+                                    max_len_extend, ctas, mts, runs_ctas or 0)
         plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
                           custom_mask, mask_indptr)
     except BaseException:
