@@ -15,8 +15,8 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
            'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'reserve_workspace', 'VerifyPlan',
-           'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost',
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'reserve_workspace',
+           'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost',
            'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
@@ -195,6 +195,15 @@ def reserved_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=
     roomy = workspace_layout(_pow2(batch), num_heads, max_len_extend, _pow2(kv_indices_len), num_sms)['bytes']
     return max(need, roomy, 1) + 256
 
+def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
+                  max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0) -> Tensor:
+    "A new workspace, the caller's alone (never cached): sized as `reserve_workspace` sizes a new one (`reserved_bytes` of memory)."
+    device = torch.device(device)
+    impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
+    need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
+    roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
+    return _aligned_bytes(max(need, roomy, 1), device)
+
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
     off = (-t.data_ptr()) % 256
@@ -228,19 +237,21 @@ def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=No
     """A workspace of (`device`, `stream`, `purpose`) that serves `batch` requests over `kv_indices_len` prefix entries.
     'call' (self-planning `verify_attn_fwd` calls, which plan and use it within the call, in stream order): the oldest cached one
     that fits, shared. 'plan' reserved by `plan_verify(workspace=None)`: a cached one no live plan holds (leased to the new plan
-    until it is garbage-collected) or one a capture used for this very batch (the graph's re-plan); 'plan' called directly: a new
-    one, the caller's alone (never cached, never handed to a plan). A new one has power-of-two headroom in both sizes
-    (`reserved_bytes` states its bytes); cached ones no capture used and no plan holds are dropped then."""
+    until it is garbage-collected) or one a capture used for this very batch (the graph's re-plan). 'plan' called directly (a
+    caller that passes it to `plan_verify(workspace=)` itself): the oldest cached one of such callers that fits - shared by
+    them, never handed to `plan_verify(workspace=None)`; a caller that needs one of its own uses `new_workspace`. A new one has
+    power-of-two headroom in both sizes (`reserved_bytes` states its bytes); cached ones no capture used and no plan holds are
+    dropped then."""
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
     if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
     need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
-    key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
     planning = getattr(_planning, 'key', None) if purpose == 'plan' else None
+    shared = purpose == 'call' or planning is None   # self-planning calls, or callers that pass the workspace themselves
+    key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose if planning is not None or purpose == 'call' else 'plan-direct')
     with _ws_lock:  # a pinned workspace that fits is returned before any newer one: a graph and the calls around it agree on it
         held = _workspaces.setdefault(key, [])
-        if purpose == 'call': e = next((e for e in held if e.ws.numel() >= need), None)
-        elif planning is None: e = None
+        if shared: e = next((e for e in held if e.ws.numel() >= need), None)
         else:   # the graphs' workspace of this very batch first (a graph replays into it), else one no live plan holds
             e = next((e for e in held if e.pinned and planning in e.graph_batches and e.ws.numel() >= need), None) or \
                 next((e for e in held if not e.pinned and not e.leased() and e.ws.numel() >= need), None)
@@ -248,7 +259,7 @@ def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=No
             roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
             held[:] = [e for e in held if e.pinned or e.leased()]
             e = _Cached(_aligned_bytes(max(need, roomy, 1), device))
-            if purpose == 'call' or planning is not None: held.append(e)
+            held.append(e)
         if planning is not None:
             if not e.pinned: e.lease = _reserved   # taken: no other plan gets it before plan_verify leases it to its plan
             _planning.entry = e
