@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_paged_bf16.ipynb #017a155d
 from __future__ import annotations
-import math, sys, threading, time
+import math, sys, threading, time, weakref
 from numbers import Real
 import torch
 from torch import Tensor
@@ -15,8 +15,9 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
            'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'reserve_workspace',
+           'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost',
+           'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -125,13 +126,25 @@ def why_not_served(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, q
                     sliding_window_size, sinks, window_kv_offsets, xai_temperature_len, lse_extend, check_values, extra)[0]
 
 # %% ../nbs/03_paged_bf16.ipynb #b49c2d27
-_ws_lock = threading.Lock()
-_workspaces: dict = {}   # (device, impl, stream, purpose) -> its uint8 workspaces, oldest first: those a CUDA-graph capture used,
-                         # then the newest; a workspace no capture used is dropped when a larger one replaces it
+_ws_lock = threading.RLock()
+_workspaces: dict = {}   # (device, impl, stream, purpose) -> its cached workspaces (`_Cached`), oldest first
 _pinned: list = []       # workspaces a capture (real or emulated CUDA graph) used: a graph writes into them at every replay
+_latest: dict = {}       # (device, data_ptr) of a workspace -> the batch key of the latest plan made into it
+_planning = threading.local()  # .key / .entry: the batch `plan_verify` is reserving a workspace for, and the entry it got
 _sm_counts: dict = {}
 WORKSPACE_HEADS = 128    # the default sizing of reserve_workspace: DeepSeek-V3's heads a rank at TP 1 ...
 WORKSPACE_DRAFTS = MAX_DRAFT  # ... and the most drafts a request
+
+class _Cached:
+    """A cached workspace: the tensor; for purpose 'plan' the live plan holding it (`lease`, a weak reference: released when the
+    plan is garbage-collected); once a capture used it (`pinned`), the batches whose graphs replay into it (`graph_batches`)."""
+    __slots__ = ('ws', 'lease', 'graph_batches')
+    def __init__(self, ws): self.ws, self.lease, self.graph_batches = ws, None, None
+    @property
+    def pinned(self) -> bool: return self.graph_batches is not None
+    def leased(self) -> bool: return self.lease is not None and self.lease() is not None
+
+def _reserved() -> bool: return True   # the lease of an entry between reserve_workspace and the plan that takes it
 
 def target_ctas(impl:str, device, num_sms:int|None=None) -> int:
     "CTAs the split schedule aims at on `device`: its SM count (the emulated one for 'simt') x CTAS_PER_SM."
@@ -151,6 +164,46 @@ def workspace_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int
     return module(impl).paged_workspace_bytes(batch, num_heads, max_len_extend,
                                               target_ctas(impl, device or ('cuda' if impl == 'cuda' else 'cpu'), num_sms), kv_indices_len)
 
+def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0,
+                     num_sms:int=188) -> dict:
+    """Byte offsets of a workspace's parts and its `bytes` for `batch` requests of at most `max_len_extend` drafts x `num_heads`
+    heads over a `kv_indices_len`-entry kv_indices, on `num_sms` SMs: the plan (header, one 32 B entry a request, one 16 B entry
+    a CTA of the main kernel's grid), the adjacency bits (one a kv_indices entry) and the split partials (2 x target CTAs
+    slots of 64 rows: fp32 LSE and 512 fp32 outputs). Pure Python, no build: the C++ `workspace_layout` in paged_launch.cuh,
+    which `workspace_bytes` asks (tested equal)."""
+    for name, v, lo in (('batch', batch, 0), ('num_heads', num_heads, 1), ('max_len_extend', max_len_extend, 0),
+                        ('kv_indices_len', kv_indices_len, 0), ('num_sms', num_sms, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise VerifyArgError(f"workspace_layout: `{name}` must be an int >= {lo}; got {v!r}")
+    al = lambda x: (x + 255) // 256 * 256
+    target = num_sms * CTAS_PER_SM
+    grid = target + batch * ((max_len_extend * num_heads + BLOCK_M - 1) // BLOCK_M)
+    slots = 2 * target
+    w = dict(header=0, requests=al(64))
+    w['ctas'] = al(w['requests'] + 32 * batch)
+    w['runs'] = al(w['ctas'] + 16 * grid)
+    w['partial_lse'] = al(w['runs'] + (kv_indices_len + 31) // 32 * 4)
+    w['partial_o'] = al(w['partial_lse'] + slots * BLOCK_M * 4)
+    w['bytes'] = w['partial_o'] + slots * BLOCK_M * HEAD_DIM_V * 4
+    return w
+
+def reserved_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0,
+                   num_sms:int=188) -> int:
+    """Bytes of device memory `reserve_workspace` allocates when it makes a workspace for these sizes: power-of-two headroom
+    in `batch` and `kv_indices_len`, and 256 bytes for the alignment of its start. A backend reserving at start-up states
+    its memory with this."""
+    need = workspace_layout(batch, num_heads, max_len_extend, kv_indices_len, num_sms)['bytes']
+    roomy = workspace_layout(_pow2(batch), num_heads, max_len_extend, _pow2(kv_indices_len), num_sms)['bytes']
+    return max(need, roomy, 1) + 256
+
+def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
+                  max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0) -> Tensor:
+    "A new workspace, the caller's alone (never cached): sized as `reserve_workspace` sizes a new one (`reserved_bytes` of memory)."
+    device = torch.device(device)
+    impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
+    need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
+    roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
+    return _aligned_bytes(max(need, roomy, 1), device)
+
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
     off = (-t.data_ptr()) % 256
@@ -166,32 +219,52 @@ def _capturing(device) -> bool:
     simt = sys.modules.get('verify_kernel.simt')      # the emulator's runtime records the capture; none runs before simt is imported
     return simt is not None and bool(simt._rt().vk_simt_capturing())
 
-def _pin(ws:Tensor):
-    "Keep `ws` for the process: the CUDA graph being captured writes into it at every replay."
+def _pin(ws:Tensor, batch_key:tuple|None=None):
+    """Keep `ws` for the process: the CUDA graph being captured writes into it at every replay. A cached workspace becomes the
+    graphs' own: from now on `plan_verify(workspace=None)` hands it only to a re-plan of a captured batch (`batch_key`)."""
     with _ws_lock:
         if not any(p is ws for p in _pinned): _pinned.append(ws)
+        for held in _workspaces.values():
+            for e in held:
+                if e.ws is ws:
+                    if e.graph_batches is None: e.graph_batches = []
+                    if batch_key is not None and batch_key not in e.graph_batches: e.graph_batches.append(batch_key)
 
 def _pow2(n:int) -> int: return 1 << max(0, int(n) - 1).bit_length()
 
 def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, *, num_heads:int=WORKSPACE_HEADS,
                       max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0, stream:int|None=None, purpose:str='call') -> Tensor:
-    """The oldest cached workspace of (`device`, `stream`, `purpose`) that serves `batch` requests over `kv_indices_len` prefix
-    entries; when none does, a new one with power-of-two headroom in both, and the ones no CUDA-graph capture used are dropped."""
+    """A workspace of (`device`, `stream`, `purpose`) that serves `batch` requests over `kv_indices_len` prefix entries.
+    'call' (self-planning `verify_attn_fwd` calls, which plan and use it within the call, in stream order): the oldest cached one
+    that fits, shared. 'plan' reserved by `plan_verify(workspace=None)`: a cached one no live plan holds (leased to the new plan
+    until it is garbage-collected) or one a capture used for this very batch (the graph's re-plan). 'plan' called directly (a
+    caller that passes it to `plan_verify(workspace=)` itself): the oldest cached one of such callers that fits - shared by
+    them, never handed to `plan_verify(workspace=None)`; a caller that needs one of its own uses `new_workspace`. A new one has
+    power-of-two headroom in both sizes (`reserved_bytes` states its bytes); cached ones no capture used and no plan holds are
+    dropped then."""
     device = torch.device(device)
     impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
     if purpose not in ('call', 'plan'): raise ValueError(f"purpose must be 'call' or 'plan', got {purpose!r}")
     need = workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
-    key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose)
+    planning = getattr(_planning, 'key', None) if purpose == 'plan' else None
+    shared = purpose == 'call' or planning is None   # self-planning calls, or callers that pass the workspace themselves
+    key = (str(device), impl, _stream_key(device, impl) if stream is None else stream, purpose if planning is not None or purpose == 'call' else 'plan-direct')
     with _ws_lock:  # a pinned workspace that fits is returned before any newer one: a graph and the calls around it agree on it
         held = _workspaces.setdefault(key, [])
-        ws = next((w for w in held if w.numel() >= need), None)
-        if ws is None:   # headroom: a growing batch or context makes O(log) workspaces, not one every few steps
+        if shared: e = next((e for e in held if e.ws.numel() >= need), None)
+        else:   # the graphs' workspace of this very batch first (a graph replays into it), else one no live plan holds
+            e = next((e for e in held if e.pinned and planning in e.graph_batches and e.ws.numel() >= need), None) or \
+                next((e for e in held if not e.pinned and not e.leased() and e.ws.numel() >= need), None)
+        if e is None:   # headroom: a growing batch or context makes O(log) workspaces, not one every few steps
             roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
-            held[:] = [w for w in held if any(p is w for p in _pinned)]
-            ws = _aligned_bytes(max(need, roomy, 1), device)
-            held.append(ws)
-    if _capturing(device): _pin(ws)
-    return ws
+            held[:] = [e for e in held if e.pinned or e.leased()]
+            e = _Cached(_aligned_bytes(max(need, roomy, 1), device))
+            held.append(e)
+        if planning is not None:
+            if not e.pinned: e.lease = _reserved   # taken: no other plan gets it before plan_verify leases it to its plan
+            _planning.entry = e
+    if _capturing(device): _pin(e.ws)
+    return e.ws
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
@@ -208,6 +281,11 @@ def _same(a, b) -> bool:
     if a is None or b is None: return a is b
     return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.dtype == b.dtype
 
+def _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, tensors) -> tuple:
+    "What a plan is for: its sizes and schedule, and its index tensors as the kernel sees them (`_same`)."
+    return (impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split) + tuple(
+        None if t is None else (t.data_ptr(), tuple(t.shape), t.dtype) for t in tensors)
+
 class VerifyPlan:
     "The split plan of one batch, in its own workspace (see `plan_verify`); every layer's `verify_attn_fwd(..., plan=)` reuses it."
     def __init__(self, workspace, impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split,
@@ -217,6 +295,11 @@ class VerifyPlan:
         self.num_tokens, self.num_heads, self.max_len_extend = num_tokens, num_heads, max_len_extend
         self.target_ctas, self.min_tiles_per_split = target_ctas, min_tiles_per_split
         self.tensors = dict(qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
+        self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, self.tensors.values())
+    def superseded(self) -> bool:
+        "Was a plan for another batch made into this plan's workspace after it (an explicit workspace shared by live plans)?"
+        latest = _latest.get((str(self.workspace.device), self.workspace.data_ptr()))
+        return latest is not None and latest != self.key
     def mismatch(self, q_extend, max_len_extend, impl, **tensors) -> str|None:
         "Why this plan cannot serve a call with these arguments (None: it can)."
         if impl != self.impl: return f"impl {impl!r} (planned for {self.impl!r})"
@@ -252,7 +335,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 *, num_tokens:int,  # T rows of q_extend
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
-                min_tiles_per_split:int|None=None) -> VerifyPlan:
+                min_tiles_per_split:int|None=None,
+                runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
     if not isinstance(qo_indptr, Tensor): raise VerifyArgError(f"{fn}: `qo_indptr` must be a tensor; got {type(qo_indptr).__name__}")
@@ -275,16 +359,30 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
-    if workspace is None:
-        workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend,
-                                      kv_indices_len=kv_indices.numel(), purpose='plan')
+    if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
+        raise VerifyArgError(f"{fn}: `runs_ctas` must be an int in [1, 2^31) or None; got {runs_ctas!r}")
+    key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
+    if workspace is None:   # one owner per plan: a workspace no live plan holds (or this batch's graph workspace), leased to this plan
+        _planning.key, _planning.entry = key, None
+        try: workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend,
+                                           kv_indices_len=kv_indices.numel(), purpose='plan')
+        finally: entry, _planning.key, _planning.entry = _planning.entry, None, None
     elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != dev:
         raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {dev}; got {type(workspace).__name__}")
-    if _capturing(dev): _pin(workspace)
-    module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
-                                max_len_extend, ctas, mts)
-    return VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
-                      custom_mask, mask_indptr)
+    try:
+        if _capturing(dev): _pin(workspace, key)
+        module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
+                                    max_len_extend, ctas, mts, runs_ctas or 0)
+        plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
+                          custom_mask, mask_indptr)
+    except BaseException:
+        if entry is not None and entry.lease is _reserved: entry.lease = None   # nothing holds it
+        raise
+    with _ws_lock:
+        if entry is not None and not entry.pinned: entry.lease = weakref.ref(plan)   # released when the plan is dropped
+        _latest[(str(dev), workspace.data_ptr())] = key
+        while len(_latest) > 4096: del _latest[next(iter(_latest))]   # the oldest (their workspaces are long gone, or re-planned)
+    return plan
 
 # %% ../nbs/03_paged_bf16.ipynb #a143ecca
 def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
@@ -333,6 +431,9 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
         why = plan.mismatch(q_extend, max_len_extend, impl, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices,
                             custom_mask=custom_mask, mask_indptr=mask_indptr)
         if why: raise VerifyArgError(f"{fn}: `plan` was made for another batch: {why}")
+        if plan.superseded():
+            raise VerifyArgError(f"{fn}: `plan` was superseded: a later plan_verify for another batch wrote into its workspace "
+                                 f"(give each live plan its own workspace: plan_verify(workspace=None) does)")
         workspace, ctas, mts = plan.workspace, plan.target_ctas, plan.min_tiles_per_split
     else:
         ctas = target_ctas(impl, q_extend.device, num_sms)
@@ -344,7 +445,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                                           kv_indices_len=kv_indices.numel())
         elif not isinstance(workspace, Tensor) or workspace.dtype != torch.uint8 or workspace.device != q_extend.device:
             raise VerifyArgError(f"{fn}: `workspace` must be a uint8 tensor on {q_extend.device}; got {type(workspace).__name__}")
-    if _capturing(q_extend.device): _pin(workspace)
+    if _capturing(q_extend.device): _pin(workspace, None if plan is None else plan.key)
     module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                   mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
                                   float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, plan is not None)

@@ -81,10 +81,12 @@ PagedVerifyParams batch_params(const at::Tensor& qo_indptr, const at::Tensor& kv
 
 void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
                     std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
-                    int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split) {
+                    int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split, int64_t runs_ctas) {
   const at::Device dev = workspace.device();
   PagedVerifyParams p = batch_params(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, dev, num_tokens,
                                      num_heads, max_len_extend, target_ctas, min_tiles_per_split);
+  TORCH_CHECK(runs_ctas >= 0 && runs_ctas <= 0x7fffffff, "paged_plan_fwd: runs_ctas must be in [0, 2^31) (0: target_ctas), got ", runs_ctas);
+  p.runs_ctas = int(runs_ctas);
   const at::cuda::OptionalCUDAGuard guard(dev);
   const cudaError_t err = paged_verify_plan(p, at::cuda::getCurrentCUDAStream());
   TORCH_CHECK(err == cudaSuccess, "paged_plan_fwd: launch failed: ", cudaGetErrorString(err));

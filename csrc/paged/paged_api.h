@@ -17,10 +17,11 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
                       double k_scale, double v_scale, double logit_cap, bool is_causal, bool skip_prefix_custom_mask,
                       int64_t target_ctas, int64_t min_tiles_per_split, bool planned);
 // The split plan of a batch into `workspace` (one small kernel, no host sync): every layer's
-// paged_verify_fwd(..., planned=true) with the same index arrays and sizes reuses it.
+// paged_verify_fwd(..., planned=true) with the same index arrays and sizes reuses it. runs_ctas: CTAs of the runs kernel
+// (0: target_ctas; its warps stride over the live entries kv_indices[0, kv_indptr[B]) whatever the grid).
 void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
                     std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
-                    int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split);
+                    int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split, int64_t runs_ctas);
 // Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads, a schedule
 // aiming at `target_ctas` CTAs and kv_indices of `kv_indices_len` elements (1 bit each for the runs).
 int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas, int64_t kv_indices_len);

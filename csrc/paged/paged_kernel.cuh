@@ -257,32 +257,46 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
 }
 
 // ------------------------------------------------------------------ the runs kernel (once per batch)
-// Bit j of p.runs (j in [0, len(kv_indices) - 1)): kv_indices[j + 1] == kv_indices[j] + 1, i.e. the two
-// keys sit in adjacent cache slots. A CTA whose prefix keys are one run (every bit of its range set)
-// computes its slots as first slot + key and loads no index in its main loop - the contiguous-run
-// fast path for caches kept in runs (KV defragmentation). Only the live part kv_indices[0, kv_indptr[B])
-// is read (bits past it are 0: no stale bit of an earlier batch can ever vouch for a slot); the grid (one
-// thread an element) is fixed by len(kv_indices), so it can be captured.
+// Bit j of p.runs (j in [0, live - 1), live = kv_indptr[B], the batch's live entries of kv_indices):
+// kv_indices[j + 1] == kv_indices[j] + 1, i.e. the two keys sit in adjacent cache slots. A CTA whose prefix keys
+// are one run (every bit of its range set) computes its slots as first slot + key and loads no index in its main
+// loop - the contiguous-run fast path for caches kept in runs (KV defragmentation).
+// The work is bounded by the live entries, never by len(kv_indices): under CUDA graphs SGLang passes its
+// cuda_graph_kv_indices buffer (max_num_tokens x max_context_len, tens of millions of entries) whatever the batch.
+// The grid is fixed by the host (p.runs_ctas: one wave, the schedule's target CTAs), so it can be captured, and its
+// warps stride over the live words only: one 32-bit word a warp an iteration, live read on the device. Words past
+// the live ones are not written - they keep an earlier batch's bits, so `keys_are_one_run` trusts a bit only
+// inside the live entries (the last live key's bit is always 0: its next key is not live).
 constexpr int kRunsThreads = 256;
 
+// kv_indptr[B] clamped into [0, len(kv_indices)]: the entries of kv_indices this batch uses.
+__device__ __forceinline__ int64_t live_entries(const PagedVerifyParams& p) {
+  return p.batch > 0 ? clamp64(load_index(p.kv_indptr, p.batch), 0, p.kv_indices_len) : 0;
+}
+
 __global__ void __launch_bounds__(kRunsThreads) paged_verify_runs_kernel(const PagedVerifyParams p) {
-  const int64_t j = int64_t(blockIdx.x) * kRunsThreads + threadIdx.x;
-  const int64_t live = p.batch > 0 ? clamp64(load_index(p.kv_indptr, p.batch), 0, p.kv_indices_len) : 0;
-  const int64_t word = j >> 5;
-  if ((word << 5) >= p.kv_indices_len) return;  // warp-uniform: a warp is one 32-bit word
+  const int64_t live = live_entries(p);
+  const int64_t words = (live + 31) >> 5;
   const int lane = threadIdx.x & 31;
-  const int64_t here = j < live ? load_index(p.kv_indices, j) : 0;           // one load an element ...
-  int64_t next = __shfl_down_sync(0xffffffffu, here, 1);                      // ... the next one from the next lane
-  if (lane == 31 && j + 1 < live) next = load_index(p.kv_indices, j + 1);
-  const bool adjacent = j + 1 < live && next == here + 1;
-  const unsigned bits = __ballot_sync(0xffffffffu, adjacent);
-  if (lane == 0) vk::st_global(p.runs + word, bits);
+  const int64_t warps = int64_t(gridDim.x) * (kRunsThreads / 32);
+  for (int64_t word = int64_t(blockIdx.x) * (kRunsThreads / 32) + (threadIdx.x >> 5); word < words; word += warps) {  // warp-uniform
+    const int64_t j = (word << 5) + lane;
+    const int64_t here = j < live ? load_index(p.kv_indices, j) : 0;           // one load an element ...
+    int64_t next = __shfl_down_sync(0xffffffffu, here, 1);                      // ... the next one from the next lane
+    if (lane == 31 && j + 1 < live) next = load_index(p.kv_indices, j + 1);
+    const bool adjacent = j + 1 < live && next == here + 1;
+    const unsigned bits = __ballot_sync(0xffffffffu, adjacent);
+    if (lane == 0) vk::st_global(p.runs + word, bits);
+  }
 }
 
 // Do the keys [first, first + count) of kv_indices sit in `count` adjacent slots (bits first .. first +
-// count - 2 of p.runs set)? One thread; a split's 128+ keys are a handful of words.
+// count - 2 of p.runs set)? Only bits inside the live entries were written for this batch: keys reaching past
+// them (a kv_indptr that is not non-decreasing) never take the fast path, whatever stale bits say. One thread;
+// a split's 128+ keys are a handful of words.
 __device__ __forceinline__ bool keys_are_one_run(const PagedVerifyParams& p, int64_t first, int64_t count) {
   if (count <= 1) return true;
+  if (first < 0 || first + count > live_entries(p)) return false;
   const int64_t last = first + count - 2;  // the last bit that must be set
   const int64_t w0 = first >> 5, w1 = last >> 5;
   for (int64_t w = w0; w <= w1; ++w) {

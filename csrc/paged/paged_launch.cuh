@@ -78,17 +78,18 @@ int64_t paged_verify_workspace_bytes(int64_t batch, int64_t grid, int64_t target
   return paged::workspace_layout(batch, grid, target_ctas, kv_indices_len).bytes;
 }
 
-// The plan of a batch (one CTA, plus the runs kernel): reads qo_indptr, kv_indptr, mask_indptr, kv_indices
-// and the sizes of `p`, writes the plan and the adjacency bits into the workspace `p` points at. Every later paged_verify(p, stream, planned=true) with the same
-// index arrays and sizes reuses it (the combine kernel checks the sizes and the lengths it was made for).
-// The plan kernel, then the runs kernel (adjacency bits of kv_indices for the contiguous-run fast path).
+// The plan of a batch (one CTA, plus the runs kernel): reads qo_indptr, kv_indptr, mask_indptr, the live entries
+// of kv_indices and the sizes of `p`, writes the plan and the adjacency bits into the workspace `p` points at. Every
+// later paged_verify(p, stream, planned=true) with the same index arrays and sizes reuses it (the combine kernel checks
+// the sizes and the lengths it was made for). Both grids are fixed by sizes the host knows without reading the device
+// (the batch; the schedule's target CTAs), never by len(kv_indices): the work follows the live entries.
 cudaError_t paged_verify_plan(const PagedVerifyParams& p, cudaStream_t stream) {
   paged::paged_verify_plan_kernel<<<1, paged::kPlanThreads, 0, stream>>>(p);
   cudaError_t err = cudaGetLastError();
-  const int64_t runs_blocks = (p.kv_indices_len + paged::kRunsThreads - 1) / paged::kRunsThreads;
-  if (err != cudaSuccess || runs_blocks == 0 || p.runs == nullptr) return err;
-  if (runs_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-  paged::paged_verify_runs_kernel<<<unsigned(runs_blocks), paged::kRunsThreads, 0, stream>>>(p);
+  if (err != cudaSuccess || p.batch == 0 || p.kv_indices_len == 0 || p.runs == nullptr) return err;
+  const int runs_ctas = p.runs_ctas > 0 ? p.runs_ctas : p.target_ctas;
+  if (runs_ctas <= 0) return cudaErrorInvalidConfiguration;
+  paged::paged_verify_runs_kernel<<<unsigned(runs_ctas), paged::kRunsThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -75,7 +75,7 @@ struct PagedVerifyParams {
   PlanHeader* plan_header;
   RequestPlan* plan_requests;                  // [B]
   CtaWork* plan_ctas;                          // [grid_ctas]
-  unsigned* runs;                              // [ceil(len(kv_indices) / 32)] adjacency bits (paged_verify_runs_kernel); nullptr: no fast path
+  unsigned* runs;                              // [ceil(len(kv_indices) / 32)] adjacency bits of the live entries (paged_verify_runs_kernel); nullptr: no fast path
   float* __restrict__ partial_lse;             // [slots][64] log2-domain LSE of each split's rows
   float* __restrict__ partial_o;               // [slots][64][512] normalized fp32 output of each split
 
@@ -111,4 +111,5 @@ struct PagedVerifyParams {
   int min_tiles_per_split; // no split shorter than this many 16-key tiles (unless the request is)
   int partial_slots;       // capacity of partial_o / partial_lse in 64-row slots
   int grid_ctas;           // CTAs of the main kernel's grid (paged::grid_ctas)
+  int runs_ctas;           // CTAs of the runs kernel's fixed grid (0: target_ctas); its warps stride over the live entries
 };
