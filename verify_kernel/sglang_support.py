@@ -67,8 +67,9 @@ def import_sglang(name:str, interpret:bool|None=None) -> types.ModuleType:
         raise RuntimeError(f"import_sglang: this process runs Triton with TRITON_INTERPRET={int(triton_interpret())} (decided when "
                            "verify_kernel was imported; Triton fixes the mode when a kernel is defined): use a fresh process to switch")
     if triton_interpret(): check_triton_mode('import_sglang')
-    with warnings.catch_warnings():   # tqdm's notebook probe and gguf's CUDA-only notice, irrelevant here
+    with warnings.catch_warnings():   # tqdm's notebook probe, gguf's and AWQ's CUDA-only notices: irrelevant here
         warnings.filterwarnings('ignore', message='IProgress not found')
+        warnings.filterwarnings('ignore', message='Only CUDA, HIP and XPU support AWQ')
         warnings.filterwarnings('ignore', message='Only CUDA, MUSA and NPU support GGUF')
         _install_stubs()
         pkg = _register_sglang_package()
