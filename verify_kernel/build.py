@@ -9,47 +9,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 import torch
+from . import csrc_dir, cuda_home, gencode_flags, include_paths, nvcc, torch_cpp_extension  # the toolchain (chapter 00, shared with simt)
 from .buildlock import BUILD_LOCK, BuildLockError, build_lock, owner_alive, build_dir_processes
-
 
 # %% auto #0
 __all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'RACECHECK_ENV', 'SM_LIMITS',
-           'RESERVED_SMEM_PER_BLOCK', 'REG_ALLOC_UNIT', 'SASS_CLASSES', 'csrc_dir', 'cuda_home', 'torch_cpp_extension',
-           'nvcc', 'arch_for_capability', 'detect_arch', 'build_archs', 'gencode_flags', 'KernelFamily',
-           'KernelBuildError', 'resolve_impl', 'include_paths', 'load', 'extension_name', 'extension_dir', 'occupancy',
-           'KernelGate', 'parse_ptxas', 'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates',
+           'RESERVED_SMEM_PER_BLOCK', 'REG_ALLOC_UNIT', 'SASS_CLASSES', 'arch_for_capability', 'detect_arch',
+           'build_archs', 'KernelFamily', 'KernelBuildError', 'resolve_impl', 'load', 'extension_name', 'extension_dir',
+           'occupancy', 'KernelGate', 'parse_ptxas', 'parse_sass', 'compile_gates', 'sass', 'gate_table', 'check_gates',
            'show_gates', 'ApproxSite', 'approx_sites', 'check_approx', 'show_approx']
-
-# %% ../nbs/01b_build.ipynb #1d8ad9c4
-def csrc_dir() -> Path:
-    "The directory holding the CUDA sources (`csrc/`), in a wheel, an editable install or a checkout."
-    import verify_kernel
-    here = Path(verify_kernel.__file__).resolve().parent
-    for cand in (here/'csrc', here.parent/'csrc'):
-        if (cand/'vk'/'device.cuh').exists(): return cand
-    raise FileNotFoundError(f"verify_kernel: cannot find the CUDA sources (csrc/) next to {here} or above it")
 
 # %% ../nbs/01b_build.ipynb #f4162fe3
 DEFAULT_ARCHS = ('sm_120a', 'sm_90a')  # what a GPU-less machine builds: the target and the lent test GPU
 GATE_ARCHS = ('sm_120a', 'sm_90a', 'sm_80')  # what the static gates compile
-
-def cuda_home() -> Path:
-    "The CUDA toolkit (nvcc, ptxas): `$CUDA_HOME`, else /usr/local/cuda."
-    return Path(os.environ.get('CUDA_HOME') or '/usr/local/cuda')
-
-def torch_cpp_extension():
-    "torch.utils.cpp_extension, pointed at our CUDA toolkit (torch reads CUDA_HOME once, at import)."
-    os.environ.setdefault('CUDA_HOME', str(cuda_home()))
-    import logging
-    logging.getLogger('torch.utils.cpp_extension').setLevel(logging.ERROR)  # "No CUDA runtime is found" is expected here
-    from torch.utils import cpp_extension
-    if not cpp_extension.CUDA_HOME: cpp_extension.CUDA_HOME = os.environ['CUDA_HOME']
-    return cpp_extension
-
-def nvcc() -> Path:
-    p = cuda_home()/'bin'/'nvcc'
-    if not p.exists(): raise FileNotFoundError(f"nvcc not found at {p}: set CUDA_HOME to a CUDA 12.8+ toolkit")
-    return p
 
 def arch_for_capability(major:int, minor:int) -> str:
     "The arch we build for a device of compute capability `major.minor`."
@@ -69,15 +41,6 @@ def build_archs() -> tuple[str, ...]:
     if env: return tuple(a.strip() for a in env.split(',') if a.strip())
     a = detect_arch()
     return (a,) if a else DEFAULT_ARCHS
-
-def gencode_flags(archs) -> list[str]:
-    "nvcc `-gencode` flags for `archs` ('sm_120a' -> compute_120a/sm_120a)."
-    out = []
-    for a in archs:
-        m = re.fullmatch(r'sm_(\d+a?)', a)
-        if not m: raise ValueError(f"arch must look like 'sm_120a' or 'sm_80', got {a!r}")
-        out.append(f'-gencode=arch=compute_{m[1]},code=sm_{m[1]}')
-    return out
 
 # %% ../nbs/01b_build.ipynb #88ce9f54
 @dataclass(frozen=True)
@@ -119,13 +82,6 @@ def resolve_impl(impl:str|None, *tensors) -> str:
     if impl == 'cuda' and dev != 'cuda': raise ValueError(f"impl='cuda' needs CUDA tensors, got {dev} tensors (use impl='simt' to run on the CPU)")
     if impl == 'simt' and dev != 'cpu': raise ValueError(f"impl='simt' runs on CPU tensors, got {dev} tensors")
     return impl
-
-def include_paths() -> list[str]:
-    "Include directories a GPU build of a csrc family needs: csrc/ and pip's CUDA 13 headers."
-    paths = [str(csrc_dir())]
-    cu13 = Path(torch.__file__).resolve().parent.parent/'nvidia'/'cu13'/'include'  # ATen/cuda/CUDAContext.h needs it
-    if cu13.exists(): paths.append(str(cu13))
-    return paths
 
 # Flags torch adds to nvcc for extensions; the emulator and the gates mirror them so that code
 # that compiles in one place compiles in all (e.g. no implicit bf16 <-> float conversions).

@@ -9,15 +9,16 @@ from array import array
 from typing import Sequence
 import numpy as np
 import torch
+from fastcore.basics import patch
 from torch import Tensor
+from . import wall_ms
 from .sglang_support import import_sglang
 
 # %% auto #0
 __all__ = ['KV_BYTES_PER_KEY', 'INDEX_BYTES', 'TILE_KEYS', 'PLACEMENTS', 'ENV_VAR', 'LEVELS', 'HOOKS', 'gather_rows',
            'fragmentation', 'FreeRuns', 'DefragTokenToKVPoolAllocator', 'defrag_level', 'spec_decode_alloc_hook',
            'prefix_last_slots', 'extend_alloc_hook', 'decode_alloc_hook', 'install_from_env', 'CompactReport',
-           'kv_buffers', 'allocator_free_slots', 'compact', 'TraceRequest', 'make_trace', 'SimReq', 'SimConfig',
-           'ServingSim', 'contiguous_inputs', 'layout_timings', 'compact_timings']
+           'kv_buffers', 'allocator_free_slots', 'compact', 'contiguous_inputs', 'layout_timings', 'compact_timings']
 
 # %% ../nbs/06_kv_defrag.ipynb #6ecc9d7a
 KV_BYTES_PER_KEY = 576 * 2  # one bf16 MLA latent row (512 + 64 dims) of one layer
@@ -268,7 +269,9 @@ class DefragTokenToKVPoolAllocator(_token.TokenToKVPoolAllocator):
         if need_size <= 0: return torch.empty(0, dtype=torch.int64, device=self.device)
         if plan is not None:
             plan.used = True; self.stats['planned_allocs'] += 1
-            last = np.full(len(plan.counts), -1, np.int64) if plan.last_locs is None else plan.last_locs.reshape(-1).long().cpu().numpy()
+            if plan.last_locs is None: last = np.full(len(plan.counts), -1, np.int64)
+            else:   # the requests' last slots, on the device in a server: the second (and last) read to the host
+                last = plan.last_locs.reshape(-1).long().cpu().numpy(); self.stats['host_reads'] += 1
             slots = self._alloc_planned(np.asarray(plan.counts, np.int64), last)
         else:
             slots = np.concatenate(self._new_run(need_size))
@@ -287,70 +290,76 @@ class DefragTokenToKVPoolAllocator(_token.TokenToKVPoolAllocator):
         self._drain()
         return f"defrag allocator ({self.placement}): free {self._free}, released {self._release}"
 
-    # -- tier 0
-    @contextlib.contextmanager
-    def plan(self, counts:Sequence[int], last_locs:Tensor|None=None):
-        "Inside the block, the first `alloc(sum(counts))` gives request i `counts[i]` slots, in order: the free slots right after `last_locs[i]` (its last slot; < 1: none), then a new run."
-        if self._plan is not None: raise RuntimeError("DefragTokenToKVPoolAllocator.plan: plans cannot be nested")
-        counts = [int(c) for c in counts]
-        if any(c < 0 for c in counts): raise ValueError(f"DefragTokenToKVPoolAllocator.plan: `counts` must be >= 0; got {counts}")
-        if last_locs is not None and last_locs.numel() != len(counts):
-            raise ValueError(f"DefragTokenToKVPoolAllocator.plan: `last_locs` must have one entry a request ({len(counts)}); got {last_locs.numel()}")
-        self._plan = _Plan(counts, last_locs, sum(counts))
-        try: yield self
-        finally: self._plan = None
+# %% ../nbs/06_kv_defrag.ipynb #e06a0002
+@patch
+@contextlib.contextmanager
+def plan(self:DefragTokenToKVPoolAllocator, counts:Sequence[int], last_locs:Tensor|None=None):
+    "Inside the block, the first `alloc(sum(counts))` gives request i `counts[i]` slots, in order: the free slots right after `last_locs[i]` (its last slot; < 1: none), then a new run."
+    if self._plan is not None: raise RuntimeError("DefragTokenToKVPoolAllocator.plan: plans cannot be nested")
+    counts = [int(c) for c in counts]
+    if any(c < 0 for c in counts): raise ValueError(f"DefragTokenToKVPoolAllocator.plan: `counts` must be >= 0; got {counts}")
+    if last_locs is not None and last_locs.numel() != len(counts):
+        raise ValueError(f"DefragTokenToKVPoolAllocator.plan: `last_locs` must have one entry a request ({len(counts)}); got {last_locs.numel()}")
+    self._plan = _Plan(counts, last_locs, sum(counts))
+    try: yield self
+    finally: self._plan = None
 
-    def _alloc_planned(self, counts:np.ndarray, last:np.ndarray) -> np.ndarray:
-        f, rem = self._free, counts.copy()
-        parts = [[] for _ in counts]
-        if len(f):                       # 1. extend each request's last run where the slots after it are free
-            nxt = last + 1
-            j = np.minimum(np.searchsorted(f.starts, nxt), len(f) - 1)
-            hit = np.flatnonzero((last >= 1) & (rem > 0) & (f.starts[j] == nxt))
-            hit = hit[np.unique(j[hit], return_index=True)[1]]   # one request a run (distinct owners cannot share one)
-            if hit.size:
-                t = np.minimum(rem[hit], f.lens[j[hit]])
-                for i, n in zip(hit, t): parts[i].append(np.arange(nxt[i], nxt[i] + n, dtype=np.int64))
-                f.starts[j[hit]] += t; f.lens[j[hit]] -= t; f.count -= int(t.sum())
-                keep = f.lens > 0; f.starts, f.lens = f.starts[keep], f.lens[keep]
-                rem[hit] -= t
-                self.stats['adjacent_slots'] += int(t.sum())
-        for i in np.flatnonzero(rem > 0):  # 2. the rest of each request in a new run
-            parts[i] += self._new_run(int(rem[i]))
-        return np.concatenate([p for ps in parts for p in ps])
+@patch
+def _alloc_planned(self:DefragTokenToKVPoolAllocator, counts:np.ndarray, last:np.ndarray) -> np.ndarray:
+    f, rem = self._free, counts.copy()
+    parts = [[] for _ in counts]
+    if len(f):                       # 1. extend each request's last run where the slots after it are free
+        nxt = last + 1
+        j = np.minimum(np.searchsorted(f.starts, nxt), len(f) - 1)
+        hit = np.flatnonzero((last >= 1) & (rem > 0) & (f.starts[j] == nxt))
+        hit = hit[np.unique(j[hit], return_index=True)[1]]   # one request a run (distinct owners cannot share one)
+        if hit.size:
+            t = np.minimum(rem[hit], f.lens[j[hit]])
+            for i, n in zip(hit, t): parts[i].append(np.arange(nxt[i], nxt[i] + n, dtype=np.int64))
+            f.starts[j[hit]] += t; f.lens[j[hit]] -= t; f.count -= int(t.sum())
+            keep = f.lens > 0; f.starts, f.lens = f.starts[keep], f.lens[keep]
+            rem[hit] -= t
+            self.stats['adjacent_slots'] += int(t.sum())
+    for i in np.flatnonzero(rem > 0):  # 2. the rest of each request in a new run
+        parts[i] += self._new_run(int(rem[i]))
+    return np.concatenate([p for ps in parts for p in ps])
 
-    def _new_run(self, n:int) -> list:
-        "Take n slots as few runs as possible, placed by `placement`; the last piece has room after it."
-        f, out = self._free, []
-        while n > 0:
-            self.stats['new_runs'] += 1
-            center = self.placement == 'center'
-            if center: i = f.largest()
-            elif self.placement == 'auto':
-                i = f.largest(); center = i >= 0 and f.lens[i] >= n + 2 * self.AUTO_ROOM
-                if not center: i = f.best_fit(n)
-            else: i = f.best_fit(n) if self.placement == 'best' else f.first_fit(n)
-            if i < 0 or f.lens[i] < n: i = f.largest()      # nothing holds all n: the longest run, whole
-            L = int(f.lens[i]); t = min(n, L)
-            off = (L - t) // 2 if center else 0
-            out.append(f.take(i, off, t)); n -= t
-        return out
+@patch
+def _new_run(self:DefragTokenToKVPoolAllocator, n:int) -> list:
+    "Take n slots as few runs as possible, placed by `placement`; the last piece has room after it."
+    f, out = self._free, []
+    while n > 0:
+        self.stats['new_runs'] += 1
+        center = self.placement == 'center'
+        if center: i = f.largest()
+        elif self.placement == 'auto':
+            i = f.largest(); center = i >= 0 and f.lens[i] >= n + 2 * self.AUTO_ROOM
+            if not center: i = f.best_fit(n)
+        else: i = f.best_fit(n) if self.placement == 'best' else f.first_fit(n)
+        if i < 0 or f.lens[i] < n: i = f.largest()      # nothing holds all n: the longest run, whole
+        L = int(f.lens[i]); t = min(n, L)
+        off = (L - t) // 2 if center else 0
+        out.append(f.take(i, off, t)); n -= t
+    return out
 
-    def alloc_contiguous(self, need_size:int, after:int|None=None) -> Tensor|None:
-        "One run of `need_size` free slots (right after slot `after` when those are free, else the best fit), or None; for `compact`."
-        run = self._take_run(need_size, after)
-        return None if run is None else self._device(run)
+@patch
+def alloc_contiguous(self:DefragTokenToKVPoolAllocator, need_size:int, after:int|None=None) -> Tensor|None:
+    "One run of `need_size` free slots (right after slot `after` when those are free, else the best fit), or None; for `compact`."
+    run = self._take_run(need_size, after)
+    return None if run is None else self._device(run)
 
-    def _take_run(self, n:int, after:int|None) -> np.ndarray|None:
-        self._drain()
-        f = self._free
-        j = f.run_at(after + 1) if after is not None and after >= 1 else -1
-        if j < 0 or f.lens[j] < n: j = f.best_fit(n)
-        return None if j < 0 or n < 1 else f.take(j, 0, n)
+@patch
+def _take_run(self:DefragTokenToKVPoolAllocator, n:int, after:int|None) -> np.ndarray|None:
+    self._drain()
+    f = self._free
+    j = f.run_at(after + 1) if after is not None and after >= 1 else -1
+    if j < 0 or f.lens[j] < n: j = f.best_fit(n)
+    return None if j < 0 or n < 1 else f.take(j, 0, n)
 
-    def free_runs(self) -> tuple:
-        "(starts, lengths) of the free runs, for metrics."
-        self._drain(); return self._free.starts.copy(), self._free.lens.copy()
+@patch
+def free_runs(self:DefragTokenToKVPoolAllocator) -> tuple:
+    "(starts, lengths) of the free runs, for metrics."
+    self._drain(); return self._free.starts.copy(), self._free.lens.copy()
 
 # %% ../nbs/06_kv_defrag.ipynb #d3df9343
 ENV_VAR = 'VERIFY_KERNEL_DEFRAG'
@@ -527,6 +536,7 @@ def _span(x, i):
         raise TypeError(f"compact: `spans[{i}]` must be a (req_pool_idx, start, end) tuple of ints; got {x!r}")
     return tuple(int(v) for v in x)
 
+# %% ../nbs/06_kv_defrag.ipynb #e06a0004
 def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is rewritten)
             allocator,               # its page_size=1 TokenToKVPoolAllocator (SGLang's or tier 0's)
             kv_pools:Sequence,       # every KV pool sharing the allocator's index space: target AND draft
@@ -621,319 +631,8 @@ def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is re
         src.commit()
     return rep
 
-# %% ../nbs/06_kv_defrag.ipynb #058af9bc
-@dataclasses.dataclass
-class TraceRequest:
-    "One request of a serving trace."
-    rid: int
-    arrival: int          # step it arrives at
-    prompt: np.ndarray    # token ids
-    output: np.ndarray    # the tokens it will generate (max_new of them, plus spill-over of the last verify)
-    max_new: int          # output tokens before it finishes
-    group: int            # shared system prompt (-1: none)
-    parent: int           # request whose conversation it continues (-1: none)
-
-def _loguniform(rng, lo, hi): return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
-
-def make_trace(num_requests:int=1000, seed:int=0, *,
-               rate:float=0.6,                  # mean arrivals a step (Poisson)
-               groups:int=8, system_len=(256, 2048), p_system:float=0.8,   # shared system prompts
-               user_len=(32, 1024), out_len=(32, 512),                  # log-uniform
-               p_followup:float=0.25, followup_delay=(20, 400),       # conversation turns: prompt = a finished request's prompt + output + more
-               max_context:int=8192, vocab:int=32000) -> list:
-    "A seeded serving trace: Poisson arrivals, shared system prompts, multi-turn conversations (radix-cache hits)."
-    rng = np.random.default_rng(seed)
-    systems = [rng.integers(0, vocab, _loguniform(rng, *system_len)) for _ in range(groups)]
-    out, t = [], 0.0
-    for rid in range(num_requests):
-        t += rng.exponential(1 / rate)
-        arrival = int(t)
-        max_new = _loguniform(rng, *out_len)
-        user = rng.integers(0, vocab, _loguniform(rng, *user_len))
-        parent, group = -1, -1
-        if out and rng.random() < p_followup:
-            p = out[int(rng.integers(max(0, len(out) - 64), len(out)))]       # a recent conversation
-            base = np.concatenate([p.prompt, p.output[:p.max_new]])
-            if base.size + user.size + max_new + 16 <= max_context:
-                parent, group = p.rid, p.group
-                prompt = np.concatenate([base, user])
-                arrival = max(arrival, p.arrival + int(rng.integers(*followup_delay)))
-        if parent < 0:
-            if rng.random() < p_system: group = int(rng.integers(groups)); prompt = np.concatenate([systems[group], user])
-            else: prompt = user
-        out.append(TraceRequest(rid, arrival, prompt.astype(np.int64), rng.integers(0, vocab, max_new + 16).astype(np.int64),
-                                max_new, group, parent))
-    return sorted(out, key=lambda r: (r.arrival, r.rid))
-
-# %% ../nbs/06_kv_defrag.ipynb #ee444808
-_mp = import_sglang('sglang.srt.mem_cache.memory_pool')
-_rc = import_sglang('sglang.srt.mem_cache.radix_cache')
-_bpc = import_sglang('sglang.srt.mem_cache.base_prefix_cache')
-_cip = import_sglang('sglang.srt.mem_cache.cache_init_params')
-_common = import_sglang('sglang.srt.mem_cache.common')
-_allocation = import_sglang('sglang.srt.mem_cache.allocation')
-_sizing = import_sglang('sglang.srt.mem_cache.allocation_sizing')
-_sb = import_sglang('sglang.srt.managers.schedule_batch')
-_rtc = import_sglang('sglang.srt.runtime_context')
-
-class SimReq:
-    "The slice of SGLang's `Req` that its KV bookkeeping (ReqToTokenPool, RadixCache.checkpoint, release_kv_cache) reads."
-    def __init__(self, tr:TraceRequest):
-        self.tr, self.rid = tr, str(tr.rid)
-        self.origin_input_ids, self.output_ids = array('q', tr.prompt.tolist()), []
-        self.kv = _sb.ReqKvInfo()
-        self.extra_key = self.cache_salt = self.priority = self.lock = self.last_node = self.finished_len = None
-        self.skip_radix_cache_insert, self.prefix_len, self.retractions = False, 0, 0
-    @property
-    def full_untruncated_fill_ids(self): return self.origin_input_ids + array('q', self.output_ids)
-    def finished(self) -> bool: return self.finished_len is not None
-    def refresh_fill_ids(self): pass
-    def owned_kv_len(self) -> int:   # as Req.owned_kv_len: the committed KV, cut at the stop
-        if self.finished_len is None: return self.kv.kv_committed_len
-        return min(self.kv.kv_committed_len, len(self.origin_input_ids) + self.finished_len)
-
-@dataclasses.dataclass
-class SimConfig:
-    "A small SGLang server: page_size 1, EAGLE (chain) speculative decoding, radix cache."
-    pool_tokens:int = 65536        # KV slots (max_total_num_tokens)
-    max_running:int = 32           # --max-running-requests
-    max_context:int = 8192         # req_to_token row width
-    prefill_tokens:int = 8192      # new tokens a prefill batch (--max-prefill-tokens)
-    new_token_ratio:float = 0.4    # share of a running request's remaining output admission reserves
-    num_steps:int = 3              # EAGLE --speculative-num-steps (topk 1: a chain)
-    num_draft_tokens:int = 4       # --speculative-num-draft-tokens (root + drafts verified a step)
-    accept_p:float = 0.7           # chance each next draft token is accepted
-    allocator:str = 'sglang'       # 'sglang' (TokenToKVPoolAllocator) or 'defrag' (tier 0)
-    placement:str = 'auto'         # tier 0's placement of new runs
-    need_sort:bool = False         # SGLang sets it for PD disaggregation
-    target_layers:int = 2          # layers of the (small) target MLATokenToKVPool
-    draft_layers:int = 1           # layers of the draft model's pool (same index space)
-    kv_lora_rank:int = 16          # small latent rows: the metrics use production bytes (KV_BYTES_PER_KEY)
-    qk_rope_head_dim:int = 8
-    compact_every:int = 0          # tier 1: compact() every k steps (0: never)
-    compact_tokens:int = 4096      # its budget, in tokens (max_bytes = this x bytes a token of all pools)
-    measure_every:int = 5          # metrics every k steps
-    check_every:int = 0            # slot census every k steps (0: at the end only)
-    check_compaction:bool = False  # tier 1: assert every moved request's KV bits (all layers, both pools) are unchanged
-    seed:int = 0
-
-class ServingSim:
-    "SGLang 0.5.23's KV bookkeeping, on its real classes, driven as its scheduler does in EAGLE speculative decoding (page_size 1)."
-    def __init__(self, trace:list, cfg:SimConfig=SimConfig()):
-        self.cfg, self.trace = cfg, list(trace)
-        self._ctx = _rtc.get_context().override_server_args(
-            speculative_algorithm='EAGLE', speculative_num_steps=cfg.num_steps, speculative_eagle_topk=1,
-            speculative_num_draft_tokens=cfg.num_draft_tokens, page_size=1, disaggregation_mode=None)
-        self.pools = [_mp.MLATokenToKVPool(cfg.pool_tokens, 1, torch.bfloat16, cfg.kv_lora_rank, cfg.qk_rope_head_dim, L, 'cpu', False)
-                      for L in (cfg.target_layers, cfg.draft_layers)]
-        cls = DefragTokenToKVPoolAllocator if cfg.allocator == 'defrag' else _SGLANG_ALLOCATOR
-        if cfg.allocator not in ('sglang', 'defrag'): raise ValueError(f"SimConfig.allocator must be 'sglang' or 'defrag'; got {cfg.allocator!r}")
-        kw = dict(placement=cfg.placement) if cfg.allocator == 'defrag' else {}
-        self.allocator = cls(cfg.pool_tokens, torch.bfloat16, 'cpu', self.pools[0], cfg.need_sort, **kw)
-        self.r2t = _mp.ReqToTokenPool(cfg.max_running + 8, cfg.max_context, 'cpu', False)
-        self.tree = _rc.RadixCache(_cip.CacheInitParams(disable=False, req_to_token_pool=self.r2t, page_size=1, is_eagle=True,
-                                                       token_to_kv_pool_allocator=self.allocator))
-        self.rng, self.g = np.random.default_rng(cfg.seed), torch.Generator().manual_seed(cfg.seed)
-        self.pending = sorted(self.trace, key=lambda r: (r.arrival, r.rid))[::-1]     # pop() = next arrival
-        self.waiting, self.running, self.done, self.step_no = [], [], [], 0
-        self.metrics, self.compactions = [], []
-        self.counts = dict(prefill_steps=0, decode_steps=0, prefill_tokens=0, cached_tokens=0, accepted_tokens=0, retractions=0,
-                           compact_tokens=0, compact_bytes=0)
-        self._bytes_per_token = sum(_row_view(b).shape[1] * _row_view(b).element_size() for p in self.pools for b in kv_buffers(p))
-
-    # -- plumbing: SGLang's page_size=1 allocation paths, entered through the same hooks the installer registers
-    @staticmethod
-    def _alloc_for_extend(batch) -> Tensor:
-        "SGLang's `alloc_for_extend` at page_size 1, on CPU: one `alloc_token_slots` for the batch, rows written in request order."
-        out = _allocation.alloc_token_slots(batch.tree_cache, batch.extend_num_tokens)
-        off, r2t = 0, batch.req_to_token_pool
-        for r, n in zip(batch.reqs, batch.extend_lens):
-            row = r.kv.req_pool_idx
-            if r.prefix_len: r2t.write((row, slice(0, r.prefix_len)), batch.tree_cache.prefix_device_indices(r).to(torch.int32))
-            r2t.write((row, slice(r.prefix_len, r.prefix_len + n)), out[off:off + n].to(torch.int32)); off += n
-            r.kv.kv_committed_len = r.kv.kv_allocated_len = r.prefix_len + n
-        return out
-
-    @staticmethod
-    def _alloc_for_spec_decode(tree_cache, req_to_token_pool, *, reqs, req_pool_indices, cur_kv_lens, cur_kv_lens_cpu,
-                               nxt_kv_lens, nxt_kv_lens_cpu, num_needed_tokens, batch=None):
-        "SGLang's `alloc_for_spec_decode` at page_size 1 (same signature), its row write (assign_req_to_token_pool) in torch."
-        if num_needed_tokens > 0:
-            out = _allocation.alloc_token_slots(tree_cache, num_needed_tokens)
-            k = (nxt_kv_lens_cpu - cur_kv_lens_cpu).long()
-            rr = torch.repeat_interleave(req_pool_indices.long(), k)
-            pos = torch.repeat_interleave(cur_kv_lens_cpu.long() - (torch.cumsum(k, 0) - k), k) + torch.arange(int(k.sum()))
-            req_to_token_pool.req_to_token[rr, pos] = out.to(torch.int32)
-        for r, n in zip(reqs, nxt_kv_lens_cpu.tolist()): r.kv.kv_allocated_len = max(r.kv.kv_allocated_len, n)
-
-    def _write_kv(self, slots:Tensor):
-        "The forward pass: new KV rows in every layer of the target and draft pools."
-        s = slots.long()
-        for p in self.pools:
-            x = torch.randn(len(p.kv_buffer), s.numel(), 1, p.kv_buffer[0].shape[-1], generator=self.g).to(torch.bfloat16)
-            for buf, v in zip(p.kv_buffer, x): buf[s] = v
-
-    def _reserve(self, r) -> int:
-        return int(self.cfg.new_token_ratio * max(0, r.tr.max_new - len(r.output_ids))) + 2 * self.cfg.num_draft_tokens
-
-    # -- scheduling
-    def _prefill(self) -> bool:
-        cfg, tree, a = self.cfg, self.tree, self.allocator
-        if not self.waiting or len(self.running) >= cfg.max_running: return False
-        running_reserve = sum(self._reserve(r) for r in self.running)
-        budget, batch, taken = cfg.prefill_tokens, [], 0
-        while self.waiting and len(self.running) + len(batch) < cfg.max_running and self.r2t.available_size() > len(batch):
-            r = self.waiting[0]
-            ids = r.full_untruncated_fill_ids
-            m = tree.match_prefix(_bpc.MatchPrefixParams(key=_rc.RadixKey(ids, None)))
-            plen = min(m.device_prefix_len, len(ids) - 1)
-            ext = len(ids) - plen
-            lock = tree.lock(m.last_device_node)                 # a matched prefix stays locked while the request runs
-            need = ext + self._reserve(r)
-            headroom = a.available_size() + tree.evictable_size() - running_reserve - taken
-            if need > cfg.pool_tokens - plen:
-                raise RuntimeError(f"ServingSim: request {r.rid} needs {need} slots, more than the pool's {cfg.pool_tokens}")
-            if (batch and ext > budget) or need > headroom:
-                tree.unlock(lock); break
-            self.waiting.pop(0)
-            r.prefix_len, r.last_node, r.lock = plen, m.last_device_node, lock
-            r.kv.cache_protected_len = plen                      # as Req.init_next_round_input: the tree owns the match
-            taken += need; budget -= ext; batch.append(r)
-        if not batch: return False
-        self.r2t.alloc(batch)
-        counts = [len(r.full_untruncated_fill_ids) - r.prefix_len for r in batch]
-        sb = types.SimpleNamespace(reqs=batch, tree_cache=tree, req_to_token_pool=self.r2t, extend_lens=counts, extend_num_tokens=sum(counts))
-        out = extend_alloc_hook(self._alloc_for_extend, sb)
-        self._write_kv(out)
-        for r in batch:
-            tree.checkpoint(r, up_to=r.kv.kv_committed_len)      # as checkpoint_kv_cache after a prefill: the prompt into the tree
-            r.prefix_len = r.kv.kv_committed_len
-            r.output_ids.append(int(r.tr.output[len(r.output_ids)]))   # the token sampled by the prefill
-        self.counts['prefill_steps'] += 1
-        self.counts['prefill_tokens'] += sum(counts)
-        self.counts['cached_tokens'] += sum(len(r.full_untruncated_fill_ids) - 1 - c for r, c in zip(batch, counts))
-        self.running += batch
-        return True
-
-    def _retract(self, r):
-        "As ScheduleBatch.retract_decode: release without caching, back to the queue (re-prefilled from prompt + output)."
-        _common.release_kv_cache(r, self.tree, checkpoint=False)
-        self.running.remove(r)
-        r.kv, r.lock, r.last_node, r.prefix_len = _sb.ReqKvInfo(), None, None, 0
-        r.retractions += 1; self.counts['retractions'] += 1
-        self.waiting.insert(0, r)
-
-    def _decode(self):
-        cfg, a, tree = self.cfg, self.allocator, self.tree
-        reserve = _sizing.get_alloc_reserve_per_decode()         # 2 x max(steps * topk, draft tokens)
-        while True:
-            cur, nxt, need = _sizing.page_aligned_decode_alloc_lens(self.running, reserve=reserve, page_size=1)
-            if need <= a.available_size() + tree.evictable_size() or len(self.running) == 1: break
-            order = sorted(self.running, key=lambda r: (len(r.output_ids), -len(r.origin_input_ids)), reverse=True)
-            self._retract(order[-1])
-        reqs = list(self.running)
-        rows = torch.tensor([r.kv.req_pool_idx for r in reqs])
-        cur_t, nxt_t = torch.tensor(cur, dtype=torch.int32), torch.tensor(nxt, dtype=torch.int32)
-        spec_decode_alloc_hook(self._alloc_for_spec_decode, tree, self.r2t, reqs=reqs, req_pool_indices=rows, cur_kv_lens=cur_t,
-                               cur_kv_lens_cpu=cur_t, nxt_kv_lens=nxt_t, nxt_kv_lens_cpu=nxt_t, num_needed_tokens=need)
-        # verify: KV of the root + drafts at [committed, committed + n); a seeded number accepted
-        n = cfg.num_draft_tokens
-        com = torch.tensor([r.kv.kv_committed_len for r in reqs])
-        self._write_kv(self.r2t.req_to_token[torch.repeat_interleave(rows, n), (com[:, None] + torch.arange(n)).flatten()])
-        acc = 1 + np.minimum(self.rng.geometric(1 - cfg.accept_p, len(reqs)) - 1, n - 1)
-        a.free_group_begin()
-        for r, k in zip(reqs, acc.tolist()):
-            r.kv.kv_committed_len += k
-            r.output_ids += r.tr.output[len(r.output_ids):len(r.output_ids) + k].tolist()
-            self.counts['accepted_tokens'] += k
-            if len(r.output_ids) >= r.tr.max_new:
-                r.finished_len = r.tr.max_new
-                _common.release_kv_cache(r, tree, checkpoint=True)   # the conversation into the tree, the rest freed
-                self.running.remove(r); self.done.append(r)
-        a.free_group_end()
-        self.counts['decode_steps'] += 1
-
-    def spans(self) -> list:
-        "Request-owned spans of the running requests: from cache_protected_len to kv_allocated_len (including the draft reserve)."
-        return [(r.kv.req_pool_idx, r.kv.cache_protected_len, r.kv.kv_allocated_len) for r in self.running]
-
-    def _compact(self):
-        sp = self.spans()
-        if not sp: return
-        rows = self.r2t.req_to_token
-        def runs(s):  # fewest-first order: the most scattered requests move first
-            x = rows[s[0], s[1]:s[2]].long()
-            return int(1 + (x[1:] != x[:-1] + 1).sum()) if x.numel() else 0
-        sp = sorted(sp, key=runs, reverse=True)
-        kv = lambda: {r: [b[rows[r, :e].long()].view(torch.int16).clone() for p in self.pools for b in p.kv_buffer] for r, _, e in sp}
-        before = kv() if self.cfg.check_compaction else None
-        rep = compact(self.r2t, self.allocator, self.pools, sp, max_bytes=self.cfg.compact_tokens * self._bytes_per_token,
-                      protected=self.tree.all_values_flatten() if self.cfg.check_compaction and self.tree.total_size() else None)
-        if before is not None:
-            after = kv()
-            for r in before:
-                if not all(torch.equal(x, y) for x, y in zip(before[r], after[r])):
-                    raise AssertionError(f"step {self.step_no}: compaction changed the KV of request row {r}")
-        self.counts['compact_tokens'] += rep.tokens_moved; self.counts['compact_bytes'] += rep.bytes_moved
-        self.compactions.append((self.step_no, rep))
-
-    def measure(self) -> dict:
-        "Metrics of this step: fragmentation of what target_verify reads (each running request's committed prefix), the free list, the cache."
-        reqs = self.running
-        rows = torch.tensor([r.kv.req_pool_idx for r in reqs], dtype=torch.long)
-        com, prot = (torch.tensor([getattr(r.kv, k) for r in reqs], dtype=torch.long) for k in ('kv_committed_len', 'cache_protected_len'))
-        f = fragmentation(self.r2t.req_to_token, rows, com)
-        parts = {'prefix': fragmentation(self.r2t.req_to_token, rows, prot), 'own': fragmentation(self.r2t.req_to_token, rows, com, prot)}
-        f.update({f'{p}_{k}': v[k] for p, v in parts.items() for k in ('keys', 'runs_per_request', 'mean_run_length', 'share_keys_in_runs_ge16')})
-        free = np.sort(allocator_free_slots(self.allocator))
-        return dict(step=self.step_no, running=len(reqs), waiting=len(self.waiting), finished=len(self.done),
-                    available=self.allocator.available_size(), tree_tokens=self.tree.total_size(),
-                    free_runs=int(1 + (np.diff(free) != 1).sum()) if free.size else 0, **f)
-
-    def census(self):
-        "Every slot 1..pool_tokens is exactly one of: free, owned by the radix tree, owned by one running request."
-        free = allocator_free_slots(self.allocator)
-        tree = self.tree.all_values_flatten().numpy() if self.tree.total_size() else np.zeros(0, np.int64)
-        rows = self.r2t.req_to_token
-        owned = [rows[r.kv.req_pool_idx, r.kv.cache_protected_len:r.kv.kv_allocated_len].long().numpy() for r in self.running]
-        allv = np.concatenate([free, tree] + owned)
-        u, c = np.unique(allv, return_counts=True)
-        if (c > 1).any(): raise AssertionError(f"slots owned twice (free/tree/request): {u[c > 1][:10].tolist()}")
-        if u.size != self.cfg.pool_tokens or u[0] != 1 or u[-1] != self.cfg.pool_tokens:
-            lost = np.setdiff1d(np.arange(1, self.cfg.pool_tokens + 1), u)
-            raise AssertionError(f"{lost.size} slots lost (neither free nor owned): {lost[:10].tolist()}")
-        treeset = np.sort(tree)
-        for r in self.running:   # a request's prefix below cache_protected_len is the tree's
-            p = rows[r.kv.req_pool_idx, :r.kv.cache_protected_len].long().numpy()
-            if p.size and not np.isin(p, treeset).all(): raise AssertionError(f"request {r.rid}: prefix slots not in the radix tree")
-
-    def step(self):
-        "One scheduler iteration: arrivals, a prefill batch if one can be admitted else a decode (draft + verify) step, then tier 1."
-        while self.pending and self.pending[-1].arrival <= self.step_no: self.waiting.append(SimReq(self.pending.pop()))
-        if not self._prefill() and self.running: self._decode()
-        c = self.cfg
-        if c.compact_every and self.step_no % c.compact_every == 0: self._compact()
-        if self.step_no % c.measure_every == 0 and self.running: self.metrics.append(self.measure())
-        if c.check_every and self.step_no % c.check_every == 0: self.census()
-        self.step_no += 1
-
-    def run(self, max_steps:int=10**6, progress:bool=False):
-        "Serve the whole trace; returns self (metrics in `.metrics`, totals in `.counts`)."
-        t0, threads = time.time(), torch.get_num_threads()
-        torch.set_num_threads(1)      # small host ops: one thread is several times faster than a contended pool
-        try:
-            with self._ctx:
-                while (self.pending or self.waiting or self.running) and self.step_no < max_steps:
-                    self.step()
-                    if progress and self.step_no % 500 == 0:
-                        print(f'  step {self.step_no}: {len(self.done)} done, {len(self.running)} running, {len(self.waiting)} waiting ({time.time() - t0:.0f} s)', flush=True)
-                self.census()
-        finally:
-            torch.set_num_threads(threads)
-        self.seconds = time.time() - t0
-        return self
-
 # %% ../nbs/06_kv_defrag.ipynb #2570c27a
+_mp = import_sglang('sglang.srt.mem_cache.memory_pool')   # SGLang's KV pools (compact_timings builds one)
 def contiguous_inputs(d:dict) -> dict:
     "The same target_verify hook arguments with every prefix key moved to one contiguous run of slots (same values, same key order)."
     kv, K = d['kv_indices'], d['k_buffer']
@@ -945,17 +644,11 @@ def contiguous_inputs(d:dict) -> dict:
     c['o_extend'] = torch.empty_like(d['o_extend'])
     return c
 
-def _wall_ms(fn, reps:int=3) -> float:
-    fn(); ts = []
-    for _ in range(reps):
-        t = time.perf_counter(); fn(); ts.append((time.perf_counter() - t) * 1e3)
-    return sorted(ts)[len(ts) // 2]
-
 def layout_timings(Ns=(16384, 32768, 65536, 131072), n:int=16, H:int=8, bs:int=1, *, device='cuda',
                    impl:str|None=None, reps:int=20, triton:bool=True, seed:int=0) -> list:
     "Time the paged kernel (and SGLang's Triton kernel) on the same lengths and data with shuffled vs contiguous slots; outputs must be identical."
     from verify_kernel import paged
-    timer = (lambda fn, r: paged.time_graph(fn, reps=r)) if torch.device(device).type == 'cuda' else (lambda fn, r: _wall_ms(fn, min(r, 3)))
+    timer = (lambda fn, r: paged.time_graph(fn, reps=r)) if torch.device(device).type == 'cuda' else (lambda fn, r: wall_ms(fn, min(r, 3)))
     sg = import_sglang('sglang.kernels.ops.attention.extend_attention') if triton else None
     rows = []
     for N in Ns:
@@ -996,9 +689,9 @@ def compact_timings(tokens=(16384, 131072), layers:int=8, *, device='cuda', seed
         before = gather_rows(r2t.req_to_token, torch.tensor([1]), torch.tensor([T]))
         kv_before = [b[before.to(device)].clone() for b in pool.kv_buffer[:1]]
         sync = torch.cuda.synchronize if torch.device(device).type == 'cuda' else (lambda: None)
-        sync(); t = time.perf_counter()
-        rep = compact(r2t, a, [pool], [(1, 0, T)])
-        sync(); ms = (time.perf_counter() - t) * 1e3
+        reps = []   # one call (it moves the span): no warm-up
+        ms = wall_ms(lambda: reps.append(compact(r2t, a, [pool], [(1, 0, T)])), reps=1, warmup=0, sync=sync)
+        rep = reps[0]
         after = gather_rows(r2t.req_to_token, torch.tensor([1]), torch.tensor([T]))
         ok = len(rep.moved) == 1 and torch.equal(kv_before[0], pool.kv_buffer[0][after.to(device)])
         rows.append(dict(tokens=T, layers=layers, ms=ms, bytes=rep.bytes_moved, GBps=2 * rep.bytes_moved / ms / 1e6,

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 import torch
 from . import simt
-from .build import csrc_dir
+from . import csrc_dir
 
 # %% auto #0
 __all__ = ['CONTROLS', 'tsan_imports', 'runtime_exports', 'control_sources', 'load_controls', 'run_control', 'selftest_calls',

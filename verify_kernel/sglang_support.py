@@ -8,6 +8,7 @@ import dataclasses
 import importlib, importlib.abc, importlib.machinery, importlib.util, os, sys, types, warnings
 import torch
 from torch import Tensor
+from . import check_triton_mode, triton_interpret
 from .oracle import VerifyArgError
 
 # %% auto #0
@@ -17,7 +18,6 @@ __all__ = ['SGLANG_VERSION', 'STUB_MODULES', 'stubbed_modules', 'import_sglang',
 # %% ../nbs/00c_sglang.ipynb #d5824d54
 SGLANG_VERSION = '0.5.23'
 STUB_MODULES = ('starlette', 'fastapi', 'uvicorn', 'torchvision', 'sentencepiece', 'IPython')  # and their submodules
-_state = {'interpret': None}
 
 class _Placeholder:
     "Stand-in for anything taken from a stubbed module; inert."
@@ -60,19 +60,16 @@ def _register_sglang_package():
     return pkg
 
 def import_sglang(name:str, interpret:bool|None=None) -> types.ModuleType:
-    "Import `sglang.<...>` module `name` without running sglang/__init__.py; Triton interpreted on CPU (interpret=None: when no GPU)."
+    "Import `sglang.<...>` module `name` without running sglang/__init__.py; Triton as the package decided (`interpret` None: that decision)."
     if not isinstance(name, str) or not (name == 'sglang' or name.startswith('sglang.')):
         raise VerifyArgError(f"import_sglang: `name` must be a module path starting with 'sglang.'; got {name!r}")
-    if interpret is None: interpret = _state['interpret'] if _state['interpret'] is not None else not torch.cuda.is_available()
-    if _state['interpret'] is None:
-        _state['interpret'] = bool(interpret)
-        if interpret: os.environ['TRITON_INTERPRET'] = '1'
-        else: os.environ.pop('TRITON_INTERPRET', None)
-    elif _state['interpret'] != bool(interpret):
-        raise RuntimeError(f"import_sglang: SGLang's kernels are already loaded with TRITON_INTERPRET={int(_state['interpret'])}; "
-                           "Triton fixes the mode when a kernel is defined, so use a fresh process to switch")
-    with warnings.catch_warnings():   # tqdm's notebook probe and gguf's CUDA-only notice, irrelevant here
+    if interpret is not None and bool(interpret) != triton_interpret():
+        raise RuntimeError(f"import_sglang: this process runs Triton with TRITON_INTERPRET={int(triton_interpret())} (decided when "
+                           "verify_kernel was imported; Triton fixes the mode when a kernel is defined): use a fresh process to switch")
+    if triton_interpret(): check_triton_mode('import_sglang')
+    with warnings.catch_warnings():   # tqdm's notebook probe, gguf's and AWQ's CUDA-only notices: irrelevant here
         warnings.filterwarnings('ignore', message='IProgress not found')
+        warnings.filterwarnings('ignore', message='Only CUDA, HIP and XPU support AWQ')
         warnings.filterwarnings('ignore', message='Only CUDA, MUSA and NPU support GGUF')
         _install_stubs()
         pkg = _register_sglang_package()
@@ -87,13 +84,11 @@ def import_sglang(name:str, interpret:bool|None=None) -> types.ModuleType:
 def sglang_version() -> str: return import_sglang('sglang.version').__version__
 
 # %% ../nbs/00c_sglang.ipynb #35f15597
-def _interpreting() -> bool: return _state['interpret'] if _state['interpret'] is not None else not torch.cuda.is_available()
-
 def sglang_extend_attention(batch, lse:bool=False, upcast_bf16:bool|None=None, upcast_fp8_cache:bool|None=None):
     "Run SGLang's own `extend_attention_fwd` on a VerifyBatch as the Triton backend calls it in target_verify; returns o (and lse)."
     from verify_kernel.workloads import VerifyBatch
     if not isinstance(batch, VerifyBatch): raise VerifyArgError(f"sglang_extend_attention: `batch` must be a VerifyBatch; got {type(batch).__name__}")
-    interp = _interpreting()
+    interp = triton_interpret()
     if interp and batch.device.type != 'cpu':
         raise VerifyArgError(f"sglang_extend_attention: `batch` must be on the CPU when Triton interprets; got {batch.device}")
     if not interp and batch.device.type != 'cuda':

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from torch import Tensor
-from .build import csrc_dir
+from . import csrc_dir, gencode_flags, include_paths, nvcc, torch_cpp_extension  # chapter 00 (not build: build uses simt)
 
 # %% auto #0
 __all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
@@ -295,19 +295,22 @@ def rewrite_launches(s:str) -> str:
     out.append(s[pos:])
     return ''.join(out)
 
+# %% ../nbs/01_simt.ipynb #c20d0002
 _EXTERN_SHARED = re.compile(r'\bextern\s+__shared__\b([^;]*);')
 _STATIC_SHARED = re.compile(r'\bstatic\s+__shared__\b|\b__shared__\s+static\b')
 _ATTRS = re.compile(r'__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)')
 
+def _sub_in_code(s:str, rx:re.Pattern, fn) -> str:
+    "`s` with each match of `rx` that starts in code (not in a comment or a literal) replaced by `fn(match)`."
+    m, out, pos = _code_mask(s), [], 0
+    for mt in rx.finditer(s):
+        if not m[mt.start()]: continue
+        out += [s[pos:mt.start()], fn(mt)]; pos = mt.end()
+    out.append(s[pos:])
+    return ''.join(out)
+
 def rewrite_shared(s:str) -> str:
     "`extern __shared__ T name[];` -> a pointer to the block's dynamic shared memory; `static __shared__` -> `__shared__`."
-    m = _code_mask(s)
-    def sub(rx, fn, s, m):
-        out, pos = [], 0
-        for mt in rx.finditer(s):
-            if not m[mt.start()]: continue
-            out += [s[pos:mt.start()], fn(mt)]; pos = mt.end()
-        out.append(s[pos:]); return ''.join(out)
     def ext(mt):
         decl = _ATTRS.sub(' ', mt[1])
         d = re.fullmatch(r'\s*(.*?)\s*\b(\w+)\s*\[\s*\]\s*', decl, re.S)
@@ -315,8 +318,7 @@ def rewrite_shared(s:str) -> str:
         ty = ' '.join(d[1].split())
         return (f'static thread_local {ty}* const {d[2]} = reinterpret_cast<{ty}*>(vk_simt_worker->dyn_smem);'
                 + '\n' * mt[0].count('\n'))
-    s = sub(_EXTERN_SHARED, ext, s, m)
-    return sub(_STATIC_SHARED, lambda mt: '__shared__', s, _code_mask(s))
+    return _sub_in_code(_sub_in_code(s, _EXTERN_SHARED, ext), _STATIC_SHARED, lambda mt: '__shared__')
 
 # The CUDA math functions the emulator models (csrc/simt/device_api.h, namespace vk_simt_math): name ->
 # (the worst error the CUDA C++ Programming Guide documents, the PTX approximate instructions the
@@ -344,28 +346,18 @@ _MATH_CALL = re.compile(r'(?<![\w.>])(?:(?:std\s*)?::\s*)?\b(' + '|'.join(_STD_M
 
 def rewrite_math(s:str) -> str:
     "Rewrite calls of the modelled standard math functions (`exp2f(x)`, `std::tanhf(x)`) to `vk_simt_math::exp2f(x)`."
-    m = _code_mask(s)
-    out, pos = [], 0
-    for mt in _MATH_CALL.finditer(s):
-        if not m[mt.start()]: continue
-        out += [s[pos:mt.start()], f'vk_simt_math::{mt[1]}']; pos = mt.end()
-    out.append(s[pos:])
-    return ''.join(out)
+    return _sub_in_code(s, _MATH_CALL, lambda mt: f'vk_simt_math::{mt[1]}')
 
 _SHARED_DECL = re.compile(r'\b__shared__\b([^;{}]*);')
 
 def register_shared(s:str) -> str:
     "Race mode: after each static `__shared__` declaration (one variable, at function scope) register it with the race checker."
-    m = _code_mask(s)
-    out, pos = [], 0
-    for mt in _SHARED_DECL.finditer(s):
-        if not m[mt.start()]: continue
+    def reg(mt):
         decl = re.sub(r'\[[^\]]*\]|\([^)]*\)|<[^<>]*>', ' ', mt[1])
         d = re.fullmatch(r'\s*.*?\b(\w+)\s*(?:=.*)?', decl, re.S)
         if ',' in decl.split('=')[0] or not d: raise ValueError(f"race mode needs one variable per __shared__ declaration: {mt[0]!r}")
-        out += [s[pos:mt.end()], f' vk_simt_rc_shared(&{d[1]}, sizeof({d[1]}), "{d[1]}");']; pos = mt.end()
-    out.append(s[pos:])
-    return ''.join(out)
+        return f'{mt[0]} vk_simt_rc_shared(&{d[1]}, sizeof({d[1]}), "{d[1]}");'
+    return _sub_in_code(s, _SHARED_DECL, reg)
 
 def rewrite_cuda(s:str, racecheck:bool=False) -> str:
     "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls; `racecheck`: static `__shared__` registered)."
@@ -426,6 +418,7 @@ def _bindings(cpp_sources, functions, with_pytorch_error_handling=True, no_impli
         lines.append('}')
     return '\n'.join(lines)
 
+# %% ../nbs/01_simt.ipynb #c20d0006
 # Race mode (nbs/01c_racecheck.ipynb): GCC's ThreadSanitizer instrumentation without libtsan - every
 # load and store calls __tsan_readN/__tsan_writeN, which the runtime defines (csrc/simt/racecheck.inc);
 # -g1: line tables, so that a hazard names its source lines.
@@ -674,13 +667,12 @@ def load_selftest(impl:str='simt', archs=None, verbose:bool=False,
     if impl == 'simt':
         return load_inline('simt_selftest', cpp, cu, functions=list(SELFTEST_FUNCTIONS), extra_include_paths=[str(csrc_dir())], verbose=verbose, racecheck=racecheck)
     if impl != 'cuda': raise ValueError(f"impl must be 'simt' or 'cuda', got {impl!r}")
-    from verify_kernel import build  # the GPU build set-up every family uses (CUDA_HOME, include paths, nvcc flags)
     archs = list(archs or [])
     if not archs: raise ValueError("impl='cuda' needs archs, e.g. ['sm_90a']")
-    build.nvcc()
-    return build.torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
-                             extra_include_paths=build.include_paths(),
-                             extra_cuda_cflags=['-O3', '-std=c++20', *build.gencode_flags(archs)], verbose=verbose)
+    nvcc()   # the GPU build set-up every family uses (CUDA_HOME, include paths, nvcc flags)
+    return torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
+                             extra_include_paths=include_paths(),
+                             extra_cuda_cflags=['-O3', '-std=c++20', *gencode_flags(archs)], verbose=verbose)
 
 # %% ../nbs/01_simt.ipynb #e1e35119
 ASAN_OPTIONS = 'detect_leaks=0:halt_on_error=0:detect_stack_use_after_return=0:detect_odr_violation=0'
