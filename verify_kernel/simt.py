@@ -539,7 +539,7 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         with _file_lock(build_dir/'.vk_simt_src.lock'):
             _write_if_changed(sources[0], main_cpp)
             if cuda_cpp is not None: _write_if_changed(sources[1], cuda_cpp)
-        from .build import build_lock  # owner-aware, cross-process: one build a directory, stale locks cleared (01b_build)
+        from verify_kernel.buildlock import build_lock  # owner-aware, cross-process: one build a directory, stale locks cleared (01a_buildlock)
         with build_lock(build_dir, mod_name):
             mod = load(mod_name, sources=[str(s) for s in sources], extra_cflags=cflags, extra_ldflags=ldflags,
                        extra_include_paths=[str(p) for p in includes], build_directory=str(build_dir),
