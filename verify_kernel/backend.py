@@ -492,7 +492,7 @@ def create_backend(model_runner):
 _registered: dict = {}
 
 def _log_summary():
-    if any(v for k, v in stats().items() if k != 'refused') or stats()['refused']: log.info(summary())
+    if any(v for k, v in stats().items() if k not in ('refused', 'workspace_bytes')) or stats()['refused']: log.info(summary())
 
 def register():
     "The `sglang.srt.plugins` entry point: add `verify_kernel` to --attention-backend's choices and register its factory (idempotent)."
