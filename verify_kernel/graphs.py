@@ -125,10 +125,29 @@ _SYNCS = [(torch.cuda, 'synchronize', 'torch.cuda.synchronize()'), (torch.cpu, '
           (torch.cuda.Stream, 'query', 'Stream.query()'), (torch.cuda.Event, 'query', 'Event.query()')]
 _guard_lock, _guarded = threading.Lock(), {'users': 0}
 
-def _unrecordable() -> list:
-    "Work a capture cannot record at all: a Triton kernel run by Triton's interpreter (it computes on the host, outside the dispatcher)."
+class _TritonLaunch:
+    "A Triton kernel launch run by Triton's interpreter, recorded as a kernel node: its arguments frozen, run again at every replay on what the tensors hold then."
+    def __init__(self, orig, executor, args, kwargs): self.orig, self.executor, self.args, self.kwargs = orig, executor, args, kwargs
+    def run(self): self.orig(self.executor, *self.args, **self.kwargs)
+    @property
+    def name(self) -> str: return getattr(self.executor.fn, '__name__', 'triton kernel')
+    def __repr__(self): return f"_TritonLaunch({self.name})"
+
+def _record_triton(orig):
+    "`GridExecutor.__call__` that, on a capturing thread, records the launch (as a GPU graph records a compiled Triton kernel) instead of running it."
+    def f(executor, *args, **kwargs):
+        g = getattr(_tls, 'graph', None)
+        if g is None: return orig(executor, *args, **kwargs)
+        g._flush()                                    # launches issued before it run before it
+        g._keep([a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)])
+        g._nodes.append(_TritonLaunch(orig, executor, args, kwargs))
+    f.__name__, f._vk_orig = getattr(orig, '__name__', '__call__'), orig
+    return f
+
+def _interpreted_triton() -> list:
+    "Triton's interpreter entry point (`TRITON_INTERPRET=1`, how SGLang's kernels run on a CPU): it computes on the host, outside the dispatcher."
     interp = sys.modules.get('triton.runtime.interpreter')   # only when already loaded (TRITON_INTERPRET=1 in use)
-    return [(interp.GridExecutor, '__call__', 'a Triton kernel run by the interpreter (it computes on the host)')] if interp else []
+    return [(interp.GridExecutor, '__call__')] if interp else []
 
 def _guard(orig, what):
     def f(*args, **kwargs):
@@ -142,9 +161,12 @@ def _guards(n:int):
     with _guard_lock:
         _guarded['users'] += n
         if n == 1 and _guarded['users'] == 1:
-            for owner, name, what in [(torch.Tensor, k, v) for k, v in _HOST_READS.items()] + _SYNCS + _unrecordable():
+            for owner, name, what in [(torch.Tensor, k, v) for k, v in _HOST_READS.items()] + _SYNCS:
                 _guarded[(owner, name)] = owner.__dict__.get(name)   # None: inherited (restored by deleting the wrapper)
                 setattr(owner, name, _guard(getattr(owner, name), what))
+            for owner, name in _interpreted_triton():
+                _guarded[(owner, name)] = owner.__dict__.get(name)
+                setattr(owner, name, _record_triton(getattr(owner, name)))
         elif _guarded['users'] == 0:
             for key in [k for k in _guarded if k != 'users']:
                 owner, name = key
@@ -204,14 +226,15 @@ class SimtGraph:
         rt, err = _lib(), ctypes.create_string_buffer(4096)
         with torch.no_grad():
             for n in self._nodes:
-                if isinstance(n, _Op): n.run()
+                if isinstance(n, (_Op, _TritonLaunch)): n.run()
                 elif rt.vk_simt_graph_launch(self._handle, n[1], err, 4096):
                     raise RuntimeError(f"SimtGraph.replay: {err.value.decode(errors='replace')}")
     def nodes(self) -> list:
-        "What a replay runs, in order: ('kernel', name, grid, block, smem) or ('op', operator)."
+        "What a replay runs, in order: ('kernel', name, grid, block, smem), ('triton', kernel name) or ('op', operator)."
         out, rec = [], _GraphNode()
         for n in self._nodes:
             if isinstance(n, _Op): out.append(('op', str(n.func)))
+            elif isinstance(n, _TritonLaunch): out.append(('triton', n.name))
             else:
                 _lib().vk_simt_graph_node(self._handle, n[1], ctypes.byref(rec))
                 out.append(('kernel', rec.kernel.decode(), tuple(rec.grid), tuple(rec.block), rec.smem))
