@@ -397,19 +397,23 @@ def trust_steps(suite:str|None=None, impls=None, only=None, kit:bool=True) -> li
                  'what SGLang runs with CUDA graphs on is what was checked eagerly'),
             Step('e', "benchmark against SGLang's Triton kernel", step_bench, True, 'what it is worth per layer')]
 
+def _triples(rows) -> list[dict]:
+    "Rows `(name, ok, detail)` (the models and server-flows chapters' checks) as the report's dict rows."
+    return [dict(check=n, status='PASS' if ok else 'FAIL', detail=d) for n, ok, d in rows]
+
 def extra_sections(model:str|None=None) -> list[Step]:
     """Sections after the trust-order layers (the hook for other chapters): each a `Step` whose `fn(out)` returns rows (dicts; a row
     with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). Modules that are not installed are left out."""
-    steps = []
-    try: from verify_kernel import models   # the model-coverage chapter (another branch)
-    except ImportError: models = None
-    if models is not None and hasattr(models, 'check_modules'):
-        steps.append(Step('f', 'model attention modules through the backend', lambda out: models.check_modules()))
-    if model:
-        if models is None or not hasattr(models, 'check_model'):
-            steps.append(Step('g', f'model {model}', lambda out: ('FAIL', [], 'verify_kernel.models is not installed: --model needs it')))
-        else: steps.append(Step('g', f'model {model}', lambda out: models.check_model(model)))
-    # the lead adds further sections here (e.g. the server flows): steps.append(Step(key, name, fn, needs_gpu))
+    from verify_kernel import flows, models   # chapters 05b (server flows) and 07 (SGLang's real model code)
+    steps = [Step('f', 'server flows: two-batch overlap, a kernel turned off under a graph, the graph runner (emulated graphs)',
+                  lambda out: _triples(flows.check_server_flows()), False,
+                  "SGLang's server paths the kit never drives serve only right rows"),
+             Step('g', "SGLang's real attention modules (DeepSeek-V3, Kimi-K2, GLM-5) through the backend",
+                  lambda out: _triples(models.check_modules()), False,
+                  "the tensors SGLang's real model code hands the backend are served within the bound")]
+    if model:   # the compatibility rows of the user's model: information (a combination that cannot start says which flag fixes it)
+        steps.append(Step('h', f'model {model}: what SGLang resolves with --attention-backend verify_kernel',
+                          lambda out: ('PASS', [], models.check_model(model)), False, 'which launch lines work for this model'))
     return steps
 
 # %% ../nbs/80_check.ipynb #cff10c2b
