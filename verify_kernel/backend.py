@@ -487,7 +487,18 @@ def create_backend(model_runner):
     "The factory SGLang's `ATTENTION_BACKENDS['verify_kernel']` calls: a `VerifyKernelAttnBackend` for `model_runner`."
     if getattr(model_runner.model_config, 'is_encoder_decoder', False):
         raise AssertionError("verify_kernel (like triton) does not support cross attention; use --attention-backend flashinfer")
+    _start_up_notices(model_runner)
     return backend_class()(model_runner)
+
+def _start_up_notices(model_runner):
+    "Say once what this backend serves for the model: for a DSA model (GLM-5, DeepSeek-V3.2) dense attention, as triton serves it (chapter 07)."
+    hf = getattr(getattr(model_runner, 'model_config', None), 'hf_config', None)
+    if hf is None or not hasattr(hf, 'to_dict'): return None     # SGLang's kit runners carry no HF config
+    try:
+        from verify_kernel import models
+        return models.say_dsa_notice(hf)
+    except Exception as e:   # a notice never stops a server start; say why it is missing
+        log.warning(f"verify_kernel: could not tell whether this model uses DSA ({type(e).__name__}: {e})"); return None
 
 _registered: dict = {}
 
