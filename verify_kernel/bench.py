@@ -16,10 +16,10 @@ __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK
            'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS',
            'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
            'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts',
-           'validate', 'count_model', 'triton_block_m', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla',
-           'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'peer_limits', 'peer_installed', 'peer_table',
-           'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'table',
-           'plot', 'save', 'run_measured', 'run_model', 'add_parser', 'main']
+           'validate', 'count_model', 'plan_bound', 'paged_bound', 'triton_bound', 'flashinfer_mla', 'device_info',
+           'device_copy_GBps', 'batch_plan', 'measure', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured',
+           'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save',
+           'run_measured', 'run_model', 'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -83,7 +83,7 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
             'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas')
-RUNS_THREADS = 256   # the runs kernel's block: one thread a kv_indices element, one adjacency word a warp
+RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
 def schedule_features(sch:dict) -> dict:
     """The quantities every counted event is linear in (for fixed drafts, heads and batch): the tiles of the schedule, and the
@@ -164,7 +164,7 @@ def _calibration_runs(N_max:int=320) -> list[tuple]:
     "(N, num_sms, min_tiles) of the calibration set: split and unsplit, one to many tiles a split, drafts alone in a tile and not."
     return [(1, 188, 8), (5, 188, 8), (40, 188, 8), (N_max, 188, 8), (N_max, 4, 1), (N_max, 2, 3), (N_max // 2, 7, 2),
             (N_max // 3 + 1, 200, 1), (97, 3, 1), (N_max - 7, 13, 5), (150, 188, 1), (N_max, 1, 10**6),
-            (3 * N_max + 17, 188, 8), (2 * N_max + 101, 9, 2)]   # the last two: 3-4 blocks of the runs kernel (one a 256 kv_indices entries)
+            (3 * N_max + 17, 188, 8), (2 * N_max + 101, 9, 2)]   # the last two: small batches (the runs kernel's grid is the target CTAs whatever the buffer)
 
 @dataclasses.dataclass
 class CountModel:
@@ -257,24 +257,12 @@ def count_model(n:int, H:int, bs:int=1, cache:Path|None=None, progress:bool=Fals
     return m
 
 # %% ../nbs/90_bench.ipynb #ce3bb0c8
-def triton_block_m(cc:tuple) -> int:
-    "BLOCK_M SGLang 0.5.23's extend_attention_fwd picks for Lq=576, Lv=512 on a CUDA device of capability `cc`."
-    from verify_kernel import sglang_support
-    ea = sglang_support.import_sglang('sglang.kernels.ops.attention.extend_attention')
-    keys = ('_is_cuda', '_is_hip', 'CUDA_CAPABILITY')
-    saved = {k: getattr(ea, k) for k in keys if hasattr(ea, k)}
-    try:
-        ea._is_cuda, ea._is_hip, ea.CUDA_CAPABILITY = True, False, cc
-        return ea._get_block_sizes_for_extend_attention(HEAD_DIM_QK, HEAD_DIM_V)[3]
-    finally:
-        for k in keys:
-            if k in saved: setattr(ea, k, saved[k])
-            elif hasattr(ea, k): delattr(ea, k)
+from .sglang_support import triton_block_m   # SGLang's own BLOCK_M rule (chapter 00c)
 
 MMA_FLOPS = 2 * 16 * 8 * 16   # one mma.sync m16n8k16
 
 def plan_bound(c:dict, gpu:dict) -> dict:
-    """The batch's plan - the plan kernel (one CTA) and the runs kernel (one thread a kv_indices element), once a batch - from the
+    """The batch's plan - the plan kernel (one CTA) and the runs kernel (a fixed grid over the live kv_indices entries), once a batch - from the
     predicted counters `c`: their counted events summed (`plan_*`) and their floor on `gpu`."""
     g = lambda k: c.get(k, 0.0)
     tot = lambda x: sum(g(f'{r}.{x}') for r in BATCH_ROLES)

@@ -12,8 +12,8 @@ from . import check_triton_mode, triton_interpret
 from .oracle import VerifyArgError
 
 # %% auto #0
-__all__ = ['SGLANG_VERSION', 'STUB_MODULES', 'stubbed_modules', 'import_sglang', 'sglang_version', 'sglang_extend_attention',
-           'sglang_build_tree', 'sglang_verify_tree_greedy']
+__all__ = ['SGLANG_VERSION', 'STUB_MODULES', 'stubbed_modules', 'import_sglang', 'sglang_version', 'triton_block_m',
+           'sglang_extend_attention', 'sglang_build_tree', 'sglang_verify_tree_greedy']
 
 # %% ../nbs/00c_sglang.ipynb #d5824d54
 SGLANG_VERSION = '0.5.23'
@@ -82,6 +82,21 @@ def import_sglang(name:str, interpret:bool|None=None) -> types.ModuleType:
             raise ImportError(f"import_sglang({name!r}) needs the package {e.name!r}: install the project's requirements (make venv)") from e
 
 def sglang_version() -> str: return import_sglang('sglang.version').__version__
+
+# %% ../nbs/00c_sglang.ipynb #tritonbm0
+def triton_block_m(cc:tuple, Lq:int=576, Lv:int=512) -> int:
+    "BLOCK_M SGLang 0.5.23's `extend_attention_fwd` picks for head dims `Lq`/`Lv` on a CUDA device of capability `cc` (its own rule, asked on any machine)."
+    ea = import_sglang('sglang.kernels.ops.attention.extend_attention')
+    keys = ('_is_cuda', '_is_hip', 'CUDA_CAPABILITY')
+    saved = {k: getattr(ea, k) for k in keys if hasattr(ea, k)}
+    try:
+        ea._is_cuda, ea._is_hip, ea.CUDA_CAPABILITY = True, False, cc
+        return ea._get_block_sizes_for_extend_attention(Lq, Lv)[3]
+    finally:
+        for k in keys:
+            if k in saved: setattr(ea, k, saved[k])
+            elif hasattr(ea, k): delattr(ea, k)
+
 
 # %% ../nbs/00c_sglang.ipynb #35f15597
 def sglang_extend_attention(batch, lse:bool=False, upcast_bf16:bool|None=None, upcast_fp8_cache:bool|None=None):
