@@ -70,11 +70,17 @@ def expected(name, path):
         except Exception: pass
     return EXPECTED.get(name, 60)
 
+# With several notebooks at a time, one BLAS/OpenMP thread each: otherwise every process's thread pool spins for
+# the cores the other notebooks hold (SGLang's interpreted Triton through numpy ran 3-6x slower beside another
+# notebook, 2026-12-03). The SIMT emulator's own block workers are not OpenMP threads and are unaffected.
+ONE_THREAD = {k: '1' for k in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')}
+child_env = {**os.environ, **({k: v for k, v in ONE_THREAD.items() if k not in os.environ} if args.workers > 1 else {})}
+
 def run_notebook(nb, flags):
     "One notebook unit in its own process; returns (name, ok, secs, output)."
     t = time.time(); tf = timing_file(nb, flags)
     cmd = [sys.executable, str(root/'scripts'/'nb_test.py'), str(nb), '--timings', str(tf)] + (['--flags', flags] if flags else [])
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=child_env)
     text = r.stdout + r.stderr
     return unit_name(nb, flags), r.returncode == 0 and 'Success.' in r.stdout, time.time() - t, text
 
