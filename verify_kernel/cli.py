@@ -401,11 +401,12 @@ def _triples(rows) -> list[dict]:
     "Rows `(name, ok, detail)` (the models and server-flows chapters' checks) as the report's dict rows."
     return [dict(check=n, status='PASS' if ok else 'FAIL', detail=d) for n, ok, d in rows]
 
-def extra_sections(model:str|None=None) -> list[Step]:
+def extra_sections(model:str|None=None, backend:bool=True) -> list[Step]:
     """Sections after the trust-order layers (the hook for other chapters): each a `Step` whose `fn(out)` returns rows (dicts; a row
-    with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). Modules that are not installed are left out."""
+    with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). `backend=False` (`--no-backend`) leaves out the
+    two that run the backend (f, g)."""
     from verify_kernel import flows, models   # chapters 05b (server flows) and 07 (SGLang's real model code)
-    steps = [Step('f', 'server flows: two-batch overlap, a kernel turned off under a graph, the graph runner (emulated graphs)',
+    steps = [] if not backend else [Step('f', 'server flows: two-batch overlap, a kernel turned off under a graph, the graph runner (emulated graphs)',
                   lambda out: _triples(flows.check_server_flows()), False,
                   "SGLang's server paths the kit never drives serve only right rows"),
              Step('g', "SGLang's real attention modules (DeepSeek-V3, Kimi-K2, GLM-5) through the backend",
@@ -515,7 +516,7 @@ def main(argv=None):
     c.add_argument('--only', help='run only workloads whose name contains this')
     c.add_argument('--out', default='out/check', help='where report.md, check.json and the plots go (default out/check)')
     c.add_argument('--no-progress', action='store_true')
-    c.add_argument('--no-backend', action='store_true', help="skip step (c), SGLang's own test kit through --attention-backend verify_kernel")
+    c.add_argument('--no-backend', action='store_true', help="skip the steps that run the backend: (c) SGLang's own test kit, (f) the server flows, (g) SGLang's real model modules")
     c.add_argument('--keep-going', action='store_true', help='run every step even after one fails (default: stop at the first failing layer)')
     c.add_argument('--steps', help='run only these steps, e.g. abd (default: all, in trust order)')
     c.add_argument('--model', help="also check a model's attention modules: a config.json (or its directory) through verify_kernel.models.check_model")
@@ -536,7 +537,7 @@ def main(argv=None):
         impls = [i for i in impls if i.name in a.impl]
     env = environment()
     print(f"verify-kernel check on {env['machine']}; torch {env['torch']}, CUDA {env['cuda']}, driver {env['driver']}, SGLang {env['sglang']}; {env['date']}")
-    steps = trust_steps(suite, impls, a.only, kit=not a.no_backend) + extra_sections(a.model)
+    steps = trust_steps(suite, impls, a.only, kit=not a.no_backend) + extra_sections(a.model, backend=not a.no_backend)
     if a.steps: steps = [s for s in steps if s.key in a.steps]
     for s in steps: print(f"  ({s.key}) {s.name}{' [GPU]' if s.needs_gpu else ''}")
     out = Path(a.out)
