@@ -627,13 +627,15 @@ def main(a) -> int:
     sweep = shapes(a.prefix, a.drafts, a.heads, a.batch)
     out = Path(a.out)
     cc = torch.cuda.get_device_capability() if torch.cuda.is_available() else None
-    print('peers on this sweep' + (f' (cc {cc[0]}.{cc[1]})' if cc else '') + ':')
-    for r in peer_table(sweep, cc=cc): print(f"  {r['peer']:20s} {'installed' if r['installed'] else 'not installed':13s} cannot serve: {r['cannot_serve']} -> {r['benchmark']}")
+    def peers():   # after the header line, which says whether this is a measurement or a model
+        print('peers on this sweep' + (f' (cc {cc[0]}.{cc[1]})' if cc else '') + ':')
+        for r in peer_table(sweep, cc=cc): print(f"  {r['peer']:20s} {'installed' if r['installed'] else 'not installed':13s} cannot serve: {r['cannot_serve']} -> {r['benchmark']}")
     if a.model:
         gpu = gpu_spec(a.model)
         paths = a.measured if a.measured is not None else sorted(out.glob('*measured*.csv'))
         measured = load_measured(paths)
         print(f"verify-kernel bench --model '{gpu['key']}': {len(sweep)} shapes, {MODEL_LABEL}; {len(measured)} measured rows from {len(paths)} CSV(s)")
+        peers()
         rows, files = run_model(sweep, a.model, out, measured, progress=not a.no_progress)
     else:
         if not torch.cuda.is_available():
@@ -642,6 +644,7 @@ def main(a) -> int:
         info = device_info()
         print(f"verify-kernel bench on {info['hardware']}: {len(sweep)} shapes, one layer's call with its batch's plan (the plan kernel timed apart), "
               f"CUDA graphs, L2 flushed before every replay; {_now()}")
+        peers()
         rows, files = run_measured(sweep, out, reps=a.reps, progress=not a.no_progress)
     print(table(rows))
     print('\n' + '\n'.join(f"{k}: {v.resolve()}" for k, v in files.items()))
