@@ -266,7 +266,7 @@ def backend_class() -> type:
 
         def _vk_unpin(self, ws:Tensor):
             "A replaced workspace of this backend: the graphs that used it are gone (SGLang recaptures them all), so paged's capture pin goes too."
-            with paged._ws_lock: paged._pinned[:] = [p for p in paged._pinned if p is not ws]
+            paged.unpin(ws)
 
         def _vk_eager_workspace(self, bs:int, n:int, kv_len:int):
             "This backend's eager workspace for a batch: the reserved one, or (nothing reserved) one grown with power-of-two headroom; a str: why not."

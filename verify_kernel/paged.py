@@ -15,9 +15,9 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
            'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'reserve_workspace',
-           'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost',
-           'gpu_verify_inputs', 'time_graph']
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
+           'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
+           'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -229,6 +229,15 @@ def _pin(ws:Tensor, batch_key:tuple|None=None):
                 if e.ws is ws:
                     if e.graph_batches is None: e.graph_batches = []
                     if batch_key is not None and batch_key not in e.graph_batches: e.graph_batches.append(batch_key)
+
+def unpin(ws:Tensor):
+    """Undo `_pin` for `ws`: the graphs that replayed into it are gone (e.g. SGLang recaptured them all after its owner replaced it),
+    so the process no longer keeps it, and a cached entry is an ordinary one again."""
+    with _ws_lock:
+        _pinned[:] = [p for p in _pinned if p is not ws]
+        for held in _workspaces.values():
+            for e in held:
+                if e.ws is ws: e.graph_batches = None
 
 def _pow2(n:int) -> int: return 1 << max(0, int(n) - 1).bit_length()
 
