@@ -4,17 +4,19 @@
 
 # %% ../nbs/05b_server_flows.ipynb #a17bd4e2
 from __future__ import annotations
-import contextlib, logging, math, os, time, unittest, warnings
+import contextlib, io, logging, math, os, random, time, unittest, warnings
 from dataclasses import dataclass
+from types import SimpleNamespace
 import torch
 from torch import Tensor
 from . import backend as VB, graphs, paged, parity
 from .oracle import verify_attn_ref
 
 # %% auto #0
-__all__ = ['hook_parity', 'backend_variant', 'Flow', 'record_hook', 'tbo_flow', 'quiet', 'switch_flow', 'env', 'upcast_triton',
-           'validate_flow', 'compile_flow', 'memory_flow', 'server_backend', 'oom_at_start', 'workspace_table',
-           'runner_flow', 'check_server_flows']
+__all__ = ['RUNNER_PATCHES', 'hook_parity', 'backend_variant', 'Flow', 'record_hook', 'tbo_flow', 'quiet', 'switch_flow', 'env',
+           'upcast_triton', 'validate_flow', 'compile_flow', 'memory_flow', 'server_backend', 'oom_at_start',
+           'workspace_table', 'runner_flow', 'SimtDevice', 'runner_classes', 'simt_graph_runtime', 'TinyVerifyModel',
+           'sglang_graph_runner', 'real_runner_flow', 'check_server_flows']
 
 # %% ../nbs/05b_server_flows.ipynb #a17b1936
 @torch.no_grad()
@@ -433,9 +435,226 @@ def runner_flow(topk:int=1, drafts:int=4, sizes=(4, 2, 1), heads:int=8, replays=
     VB.reset_stats()
     return rows
 
+# %% ../nbs/05b_server_flows.ipynb #a17c0002
+class SimtDevice:
+    "The device module SGLang's graph runner and `FullCudaGraphBackend` call (`torch.cuda`'s graph surface), on the emulator: graphs are `SimtGraph`s; launches are synchronous, so events and streams keep one order."
+    class Event:
+        "An event of a synchronous device: complete once recorded."
+        def __init__(self, *a, **k): pass
+        def record(self, stream=None): pass
+        def wait(self, stream=None): pass
+        def synchronize(self): pass
+        def query(self): return True
+    class Stream:
+        "A stream of a synchronous device."
+        def __init__(self, *a, **k): pass
+        def wait_stream(self, other): pass
+        def synchronize(self): pass
+    CUDAGraph = graphs.SimtGraph
+    @staticmethod
+    def graph(cuda_graph, pool=None, stream=None, capture_error_mode:str='global'):
+        "`torch.cuda.graph(cuda_graph, pool, stream)`: a `SimtGraph` capture (SGLang's pool handle is None here: the graph keeps its own)."
+        return graphs.graph(cuda_graph, None, stream, capture_error_mode)
+    @staticmethod
+    def synchronize(device=None):
+        if graphs.is_capturing(): raise graphs.CaptureError("synchronize() inside a CUDA-graph capture: a host synchronization")
+    @staticmethod
+    def graph_pool_handle(): return None
+    @staticmethod
+    def is_current_stream_capturing() -> bool: return graphs.is_capturing()
+
+class _CudaOnSimt:
+    "`torch.cuda` as SGLang's graph modules see it in these flows: its graph, stream and event classes the emulator's, the rest torch's."
+    CUDAGraph, Stream, Event = graphs.SimtGraph, SimtDevice.Stream, SimtDevice.Event
+    graph = staticmethod(SimtDevice.graph)
+    def __getattr__(self, k): return getattr(torch.cuda, k)
+
+class _TorchOnSimt:
+    "`torch` for a module that spells its graph calls `torch.cuda.*`: torch, with `_CudaOnSimt` as `cuda`."
+    cuda = _CudaOnSimt()
+    def __getattr__(self, k): return getattr(torch, k)
+
+class _OneRank:
+    "A single-rank TP group: its barrier returns at once."
+    @staticmethod
+    def barrier(*a, **k): pass
+
+def _sg_runner() -> dict:
+    "SGLang's graph-runner modules (imported on first use)."
+    return dict(DR=VB._sg('sglang.srt.model_executor.runner.decode_cuda_graph_runner'),
+                FB=VB._sg('sglang.srt.model_executor.runner_backend.full_cuda_graph_backend'),
+                RBU=VB._sg('sglang.srt.model_executor.runner_backend.utils'),
+                MG=VB._sg('sglang.srt.model_executor.runner.metadata_glue_graph'),
+                RC=VB._sg('sglang.srt.runtime_context'), CGC=VB._sg('sglang.srt.model_executor.cuda_graph_config'),
+                SPEC=VB._sg('sglang.srt.speculative.spec_info'), LP=VB._sg('sglang.srt.layers.logits_processor'),
+                FBI=VB._sg('sglang.srt.model_executor.forward_batch_info'))
+
+_runner_cls = {}
+def runner_classes() -> tuple:
+    "(`SimtDecodeCudaGraphRunner`, `SimtFullGraphBackend`): SGLang's two classes with the emulator's device module and a single-rank group (defined on first use)."
+    if _runner_cls: return _runner_cls['runner'], _runner_cls['backend']
+    G = _sg_runner()
+    class SimtFullGraphBackend(G['FB'].FullCudaGraphBackend):
+        "SGLang's `FullCudaGraphBackend` (warm-ups, capture, replay, can_run, cleanup: its own code) on a single rank: the kit's parallel state has no TP group to barrier on (`full_cuda_graph_backend.py:116,164`)."
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if not hasattr(self._tp_group, 'barrier'): self._tp_group = _OneRank
+    class SimtDecodeCudaGraphRunner(G['DR'].DecodeCudaGraphRunner):
+        "SGLang's `DecodeCudaGraphRunner`, subclassed as `NPUGraphRunner` and `XPUGraphRunner` subclass it for their devices: only the device module differs."
+        device_module = property(lambda self: SimtDevice, lambda self, v: None)   # BaseRunner.__init__ assigns torch.cpu (base_runner.py:233)
+    _runner_cls.update(runner=SimtDecodeCudaGraphRunner, backend=SimtFullGraphBackend)
+    return SimtDecodeCudaGraphRunner, SimtFullGraphBackend
+
+class _SimtPlatform:
+    "SGLang's current platform, declaring itself out-of-tree with `SimtFullGraphBackend` as its full-graph backend class."
+    def __init__(self, platform): self._platform = platform
+    def is_out_of_tree(self) -> bool: return True
+    def get_full_graph_backend_cls(self): return runner_classes()[1]
+    def __getattr__(self, k): return getattr(self._platform, k)
+
+@contextlib.contextmanager
+def _one_rank_graph_capture(stream=None):
+    "`parallel_state.graph_capture` on one rank: the capture stream, no TP/PP group to enter."
+    yield SimpleNamespace(stream=stream)
+
+RUNNER_PATCHES = [   # (what, the SGLang line it replaces, why a CPU cannot run it)
+    ('DecodeCudaGraphRunner.device_module', 'runner/base_runner.py:233',
+     "torch.get_device_module('cpu') has no graph, graph_pool_handle or is_current_stream_capturing: SimtDevice (the subclass)"),
+    ('decode_cuda_graph_runner.graph_capture', 'runner/decode_cuda_graph_runner.py:1296',
+     "enters the TP and PP groups' capture contexts (NCCL, custom all-reduce) on a CUDA stream: one rank, no group"),
+    ('decode_cuda_graph_runner.get_or_create_global_graph_capture_stream', 'runner/decode_cuda_graph_runner.py:1297',
+     'creates a CUDA stream: none (emulated launches are synchronous)'),
+    ('runner_backend.utils.current_platform', 'runner_backend/utils.py:95-99',
+     "SGLang's out-of-tree platform hook returns SimtFullGraphBackend (a single-rank TP group for the barrier at full_cuda_graph_backend.py:164)"),
+    ('full_cuda_graph_backend.torch.cuda', 'runner_backend/full_cuda_graph_backend.py:182',
+     'capture_one spells out torch.cuda.CUDAGraph(): a SimtGraph'),
+    ('metadata_glue_graph.torch.cuda', 'runner/metadata_glue_graph.py:112-118',
+     'the glue graph makes its own torch.cuda.Stream and CUDAGraph and captures with torch.cuda.graph: the emulator\'s'),
+]
+
+@contextlib.contextmanager
+def simt_graph_runtime():
+    "`RUNNER_PATCHES` for the block (restored after): what a CPU cannot run on SGLang's graph-runner path, and nothing else."
+    G = _sg_runner()
+    where = [(G['DR'], 'graph_capture'), (G['DR'], 'get_or_create_global_graph_capture_stream'), (G['RBU'], 'current_platform'),
+             (G['FB'], 'torch'), (G['MG'], 'torch')]
+    old = [getattr(m, k) for m, k in where]
+    G['DR'].graph_capture, G['DR'].get_or_create_global_graph_capture_stream = _one_rank_graph_capture, lambda: None
+    G['RBU'].current_platform = _SimtPlatform(old[2])
+    G['FB'].torch = G['MG'].torch = _TorchOnSimt()
+    try: yield
+    finally:
+        for (m, k), v in zip(where, old): setattr(m, k, v)
+
+class TinyVerifyModel(torch.nn.Module):
+    "The model the runner captures: a token embedding, then the kit's MLA layer (query projections, the drafts' KV written into SGLang's pool, attention through the backend); the attention output stands for its logits."
+    shared_experts_config = None   # read by BaseRunner.model_context
+    def __init__(self, fl:Flow, vocab:int=64, seed:int=0):
+        super().__init__()
+        self.fl, self.vocab = fl, vocab
+        self.embed = torch.randn(vocab, fl.fx.actual_module.hidden_size, generator=torch.Generator().manual_seed(seed)).bfloat16()
+    def forward(self, input_ids, positions, forward_batch, **kwargs):
+        mod, pool = self.fl.fx.actual_module, self.fl.be.token_to_kv_pool
+        qn, kn, qr, kr = mod.forward_absorb_prepare(self.embed[input_ids % self.vocab])
+        rows, loc = pool.kv_buffer[0].view(pool.kv_buffer[0].shape[0], -1), forward_batch.out_cache_loc
+        new = torch.cat([kn.flatten(1), kr.flatten(1)], -1).to(rows.dtype)
+        rows.index_put_((loc,), torch.where((loc == 0)[:, None], rows[loc], new))   # set_mla_kv_buffer's rule: slot 0 (padding) keeps its row
+        o = self.fl.attend(torch.cat([qn, qr], dim=-1), forward_batch)
+        return _sg_runner()['LP'].LogitsProcessorOutput(next_token_logits=o)
+
+def sglang_graph_runner(fl:Flow, topk:int, drafts:int, sizes, glue:bool=False):
+    "SGLang's `DecodeCudaGraphRunner` (as `SimtDecodeCudaGraphRunner`) built on `fl`'s model runner as an EAGLE target (`topk`, `drafts`), capturing batch sizes `sizes` (the glue graph on when `glue`); returns `(runner, restore)` (`restore()` puts the server args back)."
+    G, r = _sg_runner(), fl.fx.runner
+    CG = G['CGC']
+    ov = G['RC'].get_context().override_server_args(
+        attention_backend=r.server_args.attention_backend, chunked_prefill_size=-1, disable_chunked_prefix_cache=True, dp_size=1, pp_size=1, tp_size=1,
+        cuda_graph_config=CG.CudaGraphConfig(decode=CG.PhaseConfig(backend=CG.Backend.FULL, bs=sorted(sizes)),
+                                             prefill=CG.PhaseConfig(backend=CG.Backend.DISABLED)),
+        speculative_algorithm='EAGLE', speculative_eagle_topk=topk, speculative_num_draft_tokens=drafts,
+        speculative_num_steps=max(1, drafts - 1) if topk == 1 else 1, kv_cache_dtype=r.server_args.kv_cache_dtype,
+        triton_attention_num_kv_splits=8, disaggregation_mode=None)
+    r.server_args = ov.install()
+    r.spec_algorithm, r.attn_backend, r.model = G['SPEC'].SpeculativeAlgorithm.EAGLE, fl.be, TinyVerifyModel(fl)
+    r.model_config.vocab_size, r.model_config.dtype = r.model.vocab, torch.bfloat16
+    for k, v in dict(lora_manager=None, ngram_embedding_manager=SimpleNamespace(enabled=False), capture_head_hooks=[], capture_tail_hooks=[],
+                     device_timer=None, pp_group=SimpleNamespace(world_size=1, rank_in_group=0),
+                     layer_info=SimpleNamespace(start_layer=0, end_layer=1)).items():
+        if not hasattr(r, k): setattr(r, k, v)   # what the kit's MockMLAModelRunner does not set (a server's ModelRunner does)
+    try:
+        with env(SGLANG_ENABLE_METADATA_GLUE_GRAPH='1' if glue else '0'), simt_graph_runtime(), torch.no_grad(), \
+             contextlib.redirect_stderr(io.StringIO()):   # (SGLang's tqdm bar over the captured sizes)
+            runner = runner_classes()[0](r)   # SGLang's __init__: init_cuda_graph_state, buffers, capture() of every size
+    except BaseException:
+        ov.restore(); raise
+    return runner, ov.restore
+
+# %% ../nbs/05b_server_flows.ipynb #a17c0004
+def real_runner_flow(topk:int=1, drafts:int=4, sizes=(1, 2, 4), heads:int=8, replays=(3, 1, 2, 4), width_replay:int|None=3,
+                     off_replay:int|None=None, glue:bool=False, graph_fallback:bool=True, seed:int=0) -> dict:
+    """SGLang's `DecodeCudaGraphRunner` on the emulated graph: built for EAGLE target_verify (`topk`, `drafts` a request) over one
+    backend, capturing `sizes`; then batches of `replays` real requests (prefixes drawn by `seed`) served as SGLang serves them
+    (`can_run_graph`, then `execute`, or the eager forward); `width_replay`: one batch of that many drafts a request at the largest
+    size; `off_replay`: one batch of that many requests after the kernel is turned off (`backend._disable`). `glue`: SGLang's metadata
+    glue graph on. `graph_fallback=False`: the backend before issue 17 (graphs hold the kernel alone). Returns the captured sizes,
+    the backend's metadata calls during capture (name, inside a graph) and one row a batch: its path, the rows judged (against the
+    oracle; after a turn-off, bitwise against Triton on the same buffers), whether the runner's output is the attention's."""
+    S, G = _sg(), _sg_runner()
+    VB.reset_stats()
+    fl = Flow.make(bs=max(sizes), drafts=drafts, heads=heads, topk=topk, backend=backend_variant(vk_graph_fallback=graph_fallback), graph=True)
+    be, calls, meta = fl.be, [], []
+    hook = be.verify_shared_kv_fwd
+    def rec(*a, **kw):
+        ok = hook(*a, **kw); calls.append((a, kw, ok, graphs.is_capturing())); return ok
+    be.verify_shared_kv_fwd = rec
+    for m in ('init_forward_metadata_in_graph', 'init_forward_metadata_out_graph', 'init_forward_metadata'):
+        def logged(m=m, f=getattr(be, m)):
+            def g(*a, **k): meta.append((m, graphs.is_capturing())); return f(*a, **k)
+            return g
+        setattr(be, m, logged())
+    runner, restore = sglang_graph_runner(fl, topk, drafts, sizes, glue)
+    out = dict(captured=sorted(k.size for k in runner.backend._graphs), capture_meta=list(meta), rows=[])
+    caps = {c[0][0].shape[0] // drafts: c for c in calls if c[3]}   # each size's call inside its capture: its tensors are the graph's
+    rng = random.Random(seed)
+    todo = [(n, drafts, False) for n in replays] + ([(max(sizes), width_replay, False)] if width_replay else []) + \
+           ([(off_replay, drafts, True)] if off_replay else [])
+    try:
+        for i, (nreal, n, off) in enumerate(todo):
+            real = [rng.randint(0, 60) for _ in range(nreal)]
+            _, fb, _ = fl.batch(real, seed + 100 + i, drafts=n, pad=False)
+            fb.capture_hidden_mode = G['FBI'].CaptureHiddenMode.FULL   # as the scheduler's EAGLE verify batch (the kit leaves None)
+            if off:
+                with quiet(): VB._disable('real_runner_flow: turned off on purpose')
+            meta.clear(); k0, T = len(calls), nreal * n
+            row = dict(real=nreal, drafts=n, turned_off=off)
+            with torch.no_grad(), simt_graph_runtime():
+                if runner.can_run_graph(fb):
+                    res = runner.execute(fb)
+                    a, kw, _, _ = caps[runner.bs]
+                    o = a[3][:T]
+                    plan = be.vk_batch.get('plan') if be.vk_batch else None
+                    row.update(path=f"graph bs {runner.bs}", hook_calls=len(calls) - k0, output_is_attention=graphs.bitwise_equal(res.next_token_logits, o.reshape(T, -1)),
+                               glue_replays=runner._metadata_glue.replays if runner._metadata_glue else None,
+                               graph_workspace=plan is not None and plan.workspace.data_ptr() == be._vk_ws['graph'].data_ptr())
+                    if off:
+                        tri = torch.empty_like(a[3])
+                        be.extend_attention_fwd(*a[:3], tri, *a[4:], logit_cap=kw.get('logit_cap', 0.0), page_size=1)   # Triton, eager, same buffers
+                        row.update(nan_rows=int((~torch.isfinite(o)).flatten(1).any(1).sum()), rows=T, triton_bitwise=graphs.bitwise_equal(o, tri[:T]))
+                    else: row.update(**hook_parity(a, a[3], kw.get('logit_cap', 0.0), rows=T))
+                else:   # what SGLang's model runner does with a batch the graph runner declines: the eager forward
+                    with S['FC'].forward_context(S['FC'].ForwardContext(attn_backend=be)):
+                        be.init_forward_metadata(fb)
+                        runner.model_runner.model.forward(fb.input_ids, fb.positions, fb)
+                    a, kw, served, _ = calls[-1]
+                    row.update(path='eager (can_run_graph False)', served=served, **hook_parity(a, a[3], kw.get('logit_cap', 0.0)))
+            row['meta'] = list(meta)
+            out['rows'].append(row)
+    finally:
+        restore(); VB.reset_stats()
+    return out
+
 # %% ../nbs/05b_server_flows.ipynb #a17b4cde
 def check_server_flows() -> list:
-    "Small versions of the server flows (two-batch overlap under a graph, a turned-off kernel under a graph, the graph runner's calls): rows `(name, ok, detail)`."
+    "Small versions of the server flows (two-batch overlap under a graph, a turned-off kernel under a graph, the graph runner's calls, SGLang's own graph runner): rows `(name, ok, detail)`."
     def tbo():
         rows = tbo_flow(graph=True, layers=1)
         return all(_ok(r) and r['served'] and not r['shared_workspace'] for r in rows), '; '.join(
@@ -448,8 +667,16 @@ def check_server_flows() -> list:
         rows = runner_flow(sizes=(2, 1), replays=((1,),), width_replay=3)
         ok = all(_ok(r) if r['decision'] == 'served' else (r['nan_rows'] == 0 and r['triton_bitwise']) for r in rows) and rows[0]['decision'] == 'served'
         return ok, '; '.join(f"bs {r['size']} x {r['drafts']} drafts: {r['decision'][:40]}" for r in rows)
+    def real_runner():
+        r = real_runner_flow(sizes=(1, 3), replays=(2, 1), width_replay=3, off_replay=2)
+        rows, on = r['rows'], [w for w in r['rows'] if not w['turned_off']]
+        ok = (r['captured'] == [1, 3] and rows[0]['path'] == 'graph bs 3' and all(_ok(w) for w in on)
+              and rows[-1]['nan_rows'] == 0 and rows[-1]['triton_bitwise'])
+        return ok, '; '.join(f"{w['real']} x {w['drafts']} drafts{' (kernel off)' if w['turned_off'] else ''} -> {w['path']}: " +
+                             (f"ratio {w['ratio']:.2f}" if 'ratio' in w else f"Triton's rows {w['triton_bitwise']}") for w in rows)
     out = []
-    for name, fn in (('two-batch overlap, graph', tbo), ('kernel turned off under a graph', switch), ("graph runner's calls, other draft width", runner)):
+    for name, fn in (('two-batch overlap, graph', tbo), ('kernel turned off under a graph', switch), ("graph runner's calls, other draft width", runner),
+                     ("SGLang's DecodeCudaGraphRunner on the emulated graph", real_runner)):
         t0 = time.time()
         try:
             with quiet(): ok, detail = fn()
