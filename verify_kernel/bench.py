@@ -105,7 +105,9 @@ def hmma_per_tile() -> int:
     return (BLOCK_M // 16) * (BLOCK_N // 8) * (HEAD_DIM_QK // 16) + (BLOCK_M // 16) * (HEAD_DIM_V // 8) * (BLOCK_N // 16)
 
 def smem_bytes_per_tile() -> dict:
-    "Shared-memory bytes one CTA moves per 16-key tile, by the design's tile arithmetic (the emulator does not count shared accesses)."
+    """Shared-memory bytes one CTA moves per 16-key tile, by the tile arithmetic (the emulator does not count shared accesses). Checked
+    below: the ldmatrix terms against the SASS main loop's LDSM, byte for byte; the cp.async fill against the emulator's counted
+    global bytes of the same copies and the loop's LDGSTS.128; the fp32 S partials' stores and loads against its STS.64 / LDS.128."""
     warps = THREADS // 32
     return dict(kv_fill=BLOCK_N * HEAD_DIM_QK * 2,                    # cp.async rows into the ring
                 k_ldmatrix=2 * BLOCK_N * HEAD_DIM_QK * 2,             # 2 row-warps x (16 keys x 576) through ldmatrix
