@@ -544,6 +544,8 @@ def measured_rows(sweep:list[Shape], reps:int=20, progress:bool=True) -> list[di
         torch.cuda.empty_cache()
     return rows
 
+
+# %% ../nbs/90_bench.ipynb #b20spl02
 def split_sweep(prefixes=(4096, 16384, 65536), n:int=16, H:int=8, min_tiles=MIN_TILES, reps:int=20, progress:bool=True) -> list[dict]:
     """The split policy's free parameter measured: one layer's call at each `min_tiles_per_split` (its plan made outside the timed
     region with that value), CUDA graphs, L2 flushed, median."""
@@ -589,6 +591,8 @@ def split_table(rows:list[dict], model:list[dict]=()) -> str:
         return f"{t:.1f}" + (f" / >= {b['bound_us']:.1f}" if meas and b else '') + f" ({r['ctas']})"
     return '\n'.join(head + [f"| {N} | " + ' | '.join(fmt(N, m) for m in mts) + ' |' for N in sorted({r['N'] for r in rows})])
 
+
+# %% ../nbs/90_bench.ipynb #b20spl04
 def _f(x, fmt, unit=''):
     return '-' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt) + unit
 
@@ -676,6 +680,7 @@ def run_model(sweep:list[Shape], gpu_name:str, out:Path='out/bench', measured:li
     "The lower bound for `sweep` on `gpu_name` (fits cached under `out`/.cache), saved as model-<gpu>.csv/.json/.png: (rows, files)."
     rows = model_rows(sweep, gpu_name, measured, cache=Path(out)/'.cache', progress=progress)
     return rows, save(rows, out, f"model-{_slug(gpu_spec(gpu_name)['key'])}")
+
 
 # %% ../nbs/90_bench.ipynb #094cc09e
 def _ints(s:str) -> tuple: return tuple(int(x) for x in s.replace(',', ' ').split())
