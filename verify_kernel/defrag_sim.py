@@ -6,6 +6,7 @@
 from __future__ import annotations
 import dataclasses, math, time, types
 from array import array
+from fastcore.basics import patch
 import numpy as np
 import torch
 from torch import Tensor
@@ -112,6 +113,8 @@ class SimConfig:
     check_compaction:bool = False  # tier 1: assert every moved request's KV bits (all layers, both pools) are unchanged
     seed:int = 0
 
+
+# %% ../nbs/06b_defrag_sim.ipynb #d6b0c002
 class ServingSim:
     "SGLang 0.5.23's KV bookkeeping, on its real classes, driven as its scheduler does in EAGLE speculative decoding (page_size 1)."
     def __init__(self, trace:list, cfg:SimConfig=SimConfig()):
@@ -171,159 +174,172 @@ class ServingSim:
     def _reserve(self, r) -> int:
         return int(self.cfg.new_token_ratio * max(0, r.tr.max_new - len(r.output_ids))) + 2 * self.cfg.num_draft_tokens
 
-    # -- scheduling
-    def _prefill(self) -> bool:
-        cfg, tree, a = self.cfg, self.tree, self.allocator
-        if not self.waiting or len(self.running) >= cfg.max_running: return False
-        running_reserve = sum(self._reserve(r) for r in self.running)
-        budget, batch, taken = cfg.prefill_tokens, [], 0
-        while self.waiting and len(self.running) + len(batch) < cfg.max_running and self.r2t.available_size() > len(batch):
-            r = self.waiting[0]
-            ids = r.full_untruncated_fill_ids
-            m = tree.match_prefix(_bpc.MatchPrefixParams(key=_rc.RadixKey(ids, None)))
-            plen = min(m.device_prefix_len, len(ids) - 1)
-            ext = len(ids) - plen
-            lock = tree.lock(m.last_device_node)                 # a matched prefix stays locked while the request runs
-            need = ext + self._reserve(r)
-            headroom = a.available_size() + tree.evictable_size() - running_reserve - taken
-            if need > cfg.pool_tokens - plen:
-                raise RuntimeError(f"ServingSim: request {r.rid} needs {need} slots, more than the pool's {cfg.pool_tokens}")
-            if (batch and ext > budget) or need > headroom:
-                tree.unlock(lock); break
-            self.waiting.pop(0)
-            r.prefix_len, r.last_node, r.lock = plen, m.last_device_node, lock
-            r.kv.cache_protected_len = plen                      # as Req.init_next_round_input: the tree owns the match
-            taken += need; budget -= ext; batch.append(r)
-        if not batch: return False
-        self.r2t.alloc(batch)
-        counts = [len(r.full_untruncated_fill_ids) - r.prefix_len for r in batch]
-        sb = types.SimpleNamespace(reqs=batch, tree_cache=tree, req_to_token_pool=self.r2t, extend_lens=counts, extend_num_tokens=sum(counts))
-        out = extend_alloc_hook(self._alloc_for_extend, sb)
-        self._write_kv(out)
-        for r in batch:
-            tree.checkpoint(r, up_to=r.kv.kv_committed_len)      # as checkpoint_kv_cache after a prefill: the prompt into the tree
-            r.prefix_len = r.kv.kv_committed_len
-            r.output_ids.append(int(r.tr.output[len(r.output_ids)]))   # the token sampled by the prefill
-        self.counts['prefill_steps'] += 1
-        self.counts['prefill_tokens'] += sum(counts)
-        self.counts['cached_tokens'] += sum(len(r.full_untruncated_fill_ids) - 1 - c for r, c in zip(batch, counts))
-        self.running += batch
-        return True
 
-    def _retract(self, r):
-        "As ScheduleBatch.retract_decode: release without caching, back to the queue (re-prefilled from prompt + output)."
-        _common.release_kv_cache(r, self.tree, checkpoint=False)
-        self.running.remove(r)
-        r.kv, r.lock, r.last_node, r.prefix_len = _sb.ReqKvInfo(), None, None, 0
-        r.retractions += 1; self.counts['retractions'] += 1
-        self.waiting.insert(0, r)
+# %% ../nbs/06b_defrag_sim.ipynb #d6b0c004
+@patch
+def _prefill(self:ServingSim) -> bool:
+    cfg, tree, a = self.cfg, self.tree, self.allocator
+    if not self.waiting or len(self.running) >= cfg.max_running: return False
+    running_reserve = sum(self._reserve(r) for r in self.running)
+    budget, batch, taken = cfg.prefill_tokens, [], 0
+    while self.waiting and len(self.running) + len(batch) < cfg.max_running and self.r2t.available_size() > len(batch):
+        r = self.waiting[0]
+        ids = r.full_untruncated_fill_ids
+        m = tree.match_prefix(_bpc.MatchPrefixParams(key=_rc.RadixKey(ids, None)))
+        plen = min(m.device_prefix_len, len(ids) - 1)
+        ext = len(ids) - plen
+        lock = tree.lock(m.last_device_node)                 # a matched prefix stays locked while the request runs
+        need = ext + self._reserve(r)
+        headroom = a.available_size() + tree.evictable_size() - running_reserve - taken
+        if need > cfg.pool_tokens - plen:
+            raise RuntimeError(f"ServingSim: request {r.rid} needs {need} slots, more than the pool's {cfg.pool_tokens}")
+        if (batch and ext > budget) or need > headroom:
+            tree.unlock(lock); break
+        self.waiting.pop(0)
+        r.prefix_len, r.last_node, r.lock = plen, m.last_device_node, lock
+        r.kv.cache_protected_len = plen                      # as Req.init_next_round_input: the tree owns the match
+        taken += need; budget -= ext; batch.append(r)
+    if not batch: return False
+    self.r2t.alloc(batch)
+    counts = [len(r.full_untruncated_fill_ids) - r.prefix_len for r in batch]
+    sb = types.SimpleNamespace(reqs=batch, tree_cache=tree, req_to_token_pool=self.r2t, extend_lens=counts, extend_num_tokens=sum(counts))
+    out = extend_alloc_hook(self._alloc_for_extend, sb)
+    self._write_kv(out)
+    for r in batch:
+        tree.checkpoint(r, up_to=r.kv.kv_committed_len)      # as checkpoint_kv_cache after a prefill: the prompt into the tree
+        r.prefix_len = r.kv.kv_committed_len
+        r.output_ids.append(int(r.tr.output[len(r.output_ids)]))   # the token sampled by the prefill
+    self.counts['prefill_steps'] += 1
+    self.counts['prefill_tokens'] += sum(counts)
+    self.counts['cached_tokens'] += sum(len(r.full_untruncated_fill_ids) - 1 - c for r, c in zip(batch, counts))
+    self.running += batch
+    return True
 
-    def _decode(self):
-        cfg, a, tree = self.cfg, self.allocator, self.tree
-        reserve = _sizing.get_alloc_reserve_per_decode()         # 2 x max(steps * topk, draft tokens)
-        while True:
-            cur, nxt, need = _sizing.page_aligned_decode_alloc_lens(self.running, reserve=reserve, page_size=1)
-            if need <= a.available_size() + tree.evictable_size() or len(self.running) == 1: break
-            order = sorted(self.running, key=lambda r: (len(r.output_ids), -len(r.origin_input_ids)), reverse=True)
-            self._retract(order[-1])
-        reqs = list(self.running)
-        rows = torch.tensor([r.kv.req_pool_idx for r in reqs])
-        cur_t, nxt_t = torch.tensor(cur, dtype=torch.int32), torch.tensor(nxt, dtype=torch.int32)
-        spec_decode_alloc_hook(self._alloc_for_spec_decode, tree, self.r2t, reqs=reqs, req_pool_indices=rows, cur_kv_lens=cur_t,
-                               cur_kv_lens_cpu=cur_t, nxt_kv_lens=nxt_t, nxt_kv_lens_cpu=nxt_t, num_needed_tokens=need)
-        # verify: KV of the root + drafts at [committed, committed + n); a seeded number accepted
-        n = cfg.num_draft_tokens
-        com = torch.tensor([r.kv.kv_committed_len for r in reqs])
-        self._write_kv(self.r2t.req_to_token[torch.repeat_interleave(rows, n), (com[:, None] + torch.arange(n)).flatten()])
-        acc = 1 + np.minimum(self.rng.geometric(1 - cfg.accept_p, len(reqs)) - 1, n - 1)
-        a.free_group_begin()
-        for r, k in zip(reqs, acc.tolist()):
-            r.kv.kv_committed_len += k
-            r.output_ids += r.tr.output[len(r.output_ids):len(r.output_ids) + k].tolist()
-            self.counts['accepted_tokens'] += k
-            if len(r.output_ids) >= r.tr.max_new:
-                r.finished_len = r.tr.max_new
-                _common.release_kv_cache(r, tree, checkpoint=True)   # the conversation into the tree, the rest freed
-                self.running.remove(r); self.done.append(r)
-        a.free_group_end()
-        self.counts['decode_steps'] += 1
+@patch
+def _retract(self:ServingSim, r):
+    "As ScheduleBatch.retract_decode: release without caching, back to the queue (re-prefilled from prompt + output)."
+    _common.release_kv_cache(r, self.tree, checkpoint=False)
+    self.running.remove(r)
+    r.kv, r.lock, r.last_node, r.prefix_len = _sb.ReqKvInfo(), None, None, 0
+    r.retractions += 1; self.counts['retractions'] += 1
+    self.waiting.insert(0, r)
 
-    def spans(self) -> list:
-        "Request-owned spans of the running requests: from cache_protected_len to kv_allocated_len (including the draft reserve)."
-        return [(r.kv.req_pool_idx, r.kv.cache_protected_len, r.kv.kv_allocated_len) for r in self.running]
+@patch
+def _decode(self:ServingSim):
+    cfg, a, tree = self.cfg, self.allocator, self.tree
+    reserve = _sizing.get_alloc_reserve_per_decode()         # 2 x max(steps * topk, draft tokens)
+    while True:
+        cur, nxt, need = _sizing.page_aligned_decode_alloc_lens(self.running, reserve=reserve, page_size=1)
+        if need <= a.available_size() + tree.evictable_size() or len(self.running) == 1: break
+        order = sorted(self.running, key=lambda r: (len(r.output_ids), -len(r.origin_input_ids)), reverse=True)
+        self._retract(order[-1])
+    reqs = list(self.running)
+    rows = torch.tensor([r.kv.req_pool_idx for r in reqs])
+    cur_t, nxt_t = torch.tensor(cur, dtype=torch.int32), torch.tensor(nxt, dtype=torch.int32)
+    spec_decode_alloc_hook(self._alloc_for_spec_decode, tree, self.r2t, reqs=reqs, req_pool_indices=rows, cur_kv_lens=cur_t,
+                           cur_kv_lens_cpu=cur_t, nxt_kv_lens=nxt_t, nxt_kv_lens_cpu=nxt_t, num_needed_tokens=need)
+    # verify: KV of the root + drafts at [committed, committed + n); a seeded number accepted
+    n = cfg.num_draft_tokens
+    com = torch.tensor([r.kv.kv_committed_len for r in reqs])
+    self._write_kv(self.r2t.req_to_token[torch.repeat_interleave(rows, n), (com[:, None] + torch.arange(n)).flatten()])
+    acc = 1 + np.minimum(self.rng.geometric(1 - cfg.accept_p, len(reqs)) - 1, n - 1)
+    a.free_group_begin()
+    for r, k in zip(reqs, acc.tolist()):
+        r.kv.kv_committed_len += k
+        r.output_ids += r.tr.output[len(r.output_ids):len(r.output_ids) + k].tolist()
+        self.counts['accepted_tokens'] += k
+        if len(r.output_ids) >= r.tr.max_new:
+            r.finished_len = r.tr.max_new
+            _common.release_kv_cache(r, tree, checkpoint=True)   # the conversation into the tree, the rest freed
+            self.running.remove(r); self.done.append(r)
+    a.free_group_end()
+    self.counts['decode_steps'] += 1
 
-    def _compact(self):
-        sp = self.spans()
-        if not sp: return
-        rows = self.r2t.req_to_token
-        def runs(s):  # fewest-first order: the most scattered requests move first
-            x = rows[s[0], s[1]:s[2]].long()
-            return int(1 + (x[1:] != x[:-1] + 1).sum()) if x.numel() else 0
-        sp = sorted(sp, key=runs, reverse=True)
-        kv = lambda: {r: [b[rows[r, :e].long()].view(torch.int16).clone() for p in self.pools for b in p.kv_buffer] for r, _, e in sp}
-        before = kv() if self.cfg.check_compaction else None
-        rep = compact(self.r2t, self.allocator, self.pools, sp, max_bytes=self.cfg.compact_tokens * self._bytes_per_token,
-                      protected=self.tree.all_values_flatten() if self.cfg.check_compaction and self.tree.total_size() else None)
-        if before is not None:
-            after = kv()
-            for r in before:
-                if not all(torch.equal(x, y) for x, y in zip(before[r], after[r])):
-                    raise AssertionError(f"step {self.step_no}: compaction changed the KV of request row {r}")
-        self.counts['compact_tokens'] += rep.tokens_moved; self.counts['compact_bytes'] += rep.bytes_moved
-        self.compactions.append((self.step_no, rep))
 
-    def measure(self) -> dict:
-        "Metrics of this step: fragmentation of what target_verify reads (each running request's committed prefix), the free list, the cache."
-        reqs = self.running
-        rows = torch.tensor([r.kv.req_pool_idx for r in reqs], dtype=torch.long)
-        com, prot = (torch.tensor([getattr(r.kv, k) for r in reqs], dtype=torch.long) for k in ('kv_committed_len', 'cache_protected_len'))
-        f = fragmentation(self.r2t.req_to_token, rows, com)
-        parts = {'prefix': fragmentation(self.r2t.req_to_token, rows, prot), 'own': fragmentation(self.r2t.req_to_token, rows, com, prot)}
-        f.update({f'{p}_{k}': v[k] for p, v in parts.items() for k in ('keys', 'runs_per_request', 'mean_run_length', 'share_keys_in_runs_ge16')})
-        free = np.sort(allocator_free_slots(self.allocator))
-        return dict(step=self.step_no, running=len(reqs), waiting=len(self.waiting), finished=len(self.done),
-                    available=self.allocator.available_size(), tree_tokens=self.tree.total_size(),
-                    free_runs=int(1 + (np.diff(free) != 1).sum()) if free.size else 0, **f)
+# %% ../nbs/06b_defrag_sim.ipynb #d6b0c006
+@patch
+def spans(self:ServingSim) -> list:
+    "Request-owned spans of the running requests: from cache_protected_len to kv_allocated_len (including the draft reserve)."
+    return [(r.kv.req_pool_idx, r.kv.cache_protected_len, r.kv.kv_allocated_len) for r in self.running]
 
-    def census(self):
-        "Every slot 1..pool_tokens is exactly one of: free, owned by the radix tree, owned by one running request."
-        free = allocator_free_slots(self.allocator)
-        tree = self.tree.all_values_flatten().numpy() if self.tree.total_size() else np.zeros(0, np.int64)
-        rows = self.r2t.req_to_token
-        owned = [rows[r.kv.req_pool_idx, r.kv.cache_protected_len:r.kv.kv_allocated_len].long().numpy() for r in self.running]
-        allv = np.concatenate([free, tree] + owned)
-        u, c = np.unique(allv, return_counts=True)
-        if (c > 1).any(): raise AssertionError(f"slots owned twice (free/tree/request): {u[c > 1][:10].tolist()}")
-        if u.size != self.cfg.pool_tokens or u[0] != 1 or u[-1] != self.cfg.pool_tokens:
-            lost = np.setdiff1d(np.arange(1, self.cfg.pool_tokens + 1), u)
-            raise AssertionError(f"{lost.size} slots lost (neither free nor owned): {lost[:10].tolist()}")
-        treeset = np.sort(tree)
-        for r in self.running:   # a request's prefix below cache_protected_len is the tree's
-            p = rows[r.kv.req_pool_idx, :r.kv.cache_protected_len].long().numpy()
-            if p.size and not np.isin(p, treeset).all(): raise AssertionError(f"request {r.rid}: prefix slots not in the radix tree")
+@patch
+def _compact(self:ServingSim):
+    sp = self.spans()
+    if not sp: return
+    rows = self.r2t.req_to_token
+    def runs(s):  # fewest-first order: the most scattered requests move first
+        x = rows[s[0], s[1]:s[2]].long()
+        return int(1 + (x[1:] != x[:-1] + 1).sum()) if x.numel() else 0
+    sp = sorted(sp, key=runs, reverse=True)
+    kv = lambda: {r: [b[rows[r, :e].long()].view(torch.int16).clone() for p in self.pools for b in p.kv_buffer] for r, _, e in sp}
+    before = kv() if self.cfg.check_compaction else None
+    rep = compact(self.r2t, self.allocator, self.pools, sp, max_bytes=self.cfg.compact_tokens * self._bytes_per_token,
+                  protected=self.tree.all_values_flatten() if self.cfg.check_compaction and self.tree.total_size() else None)
+    if before is not None:
+        after = kv()
+        for r in before:
+            if not all(torch.equal(x, y) for x, y in zip(before[r], after[r])):
+                raise AssertionError(f"step {self.step_no}: compaction changed the KV of request row {r}")
+    self.counts['compact_tokens'] += rep.tokens_moved; self.counts['compact_bytes'] += rep.bytes_moved
+    self.compactions.append((self.step_no, rep))
 
-    def step(self):
-        "One scheduler iteration: arrivals, a prefill batch if one can be admitted else a decode (draft + verify) step, then tier 1."
-        while self.pending and self.pending[-1].arrival <= self.step_no: self.waiting.append(SimReq(self.pending.pop()))
-        if not self._prefill() and self.running: self._decode()
-        c = self.cfg
-        if c.compact_every and self.step_no % c.compact_every == 0: self._compact()
-        if self.step_no % c.measure_every == 0 and self.running: self.metrics.append(self.measure())
-        if c.check_every and self.step_no % c.check_every == 0: self.census()
-        self.step_no += 1
+@patch
+def measure(self:ServingSim) -> dict:
+    "Metrics of this step: fragmentation of what target_verify reads (each running request's committed prefix), the free list, the cache."
+    reqs = self.running
+    rows = torch.tensor([r.kv.req_pool_idx for r in reqs], dtype=torch.long)
+    com, prot = (torch.tensor([getattr(r.kv, k) for r in reqs], dtype=torch.long) for k in ('kv_committed_len', 'cache_protected_len'))
+    f = fragmentation(self.r2t.req_to_token, rows, com)
+    parts = {'prefix': fragmentation(self.r2t.req_to_token, rows, prot), 'own': fragmentation(self.r2t.req_to_token, rows, com, prot)}
+    f.update({f'{p}_{k}': v[k] for p, v in parts.items() for k in ('keys', 'runs_per_request', 'mean_run_length', 'share_keys_in_runs_ge16')})
+    free = np.sort(allocator_free_slots(self.allocator))
+    return dict(step=self.step_no, running=len(reqs), waiting=len(self.waiting), finished=len(self.done),
+                available=self.allocator.available_size(), tree_tokens=self.tree.total_size(),
+                free_runs=int(1 + (np.diff(free) != 1).sum()) if free.size else 0, **f)
 
-    def run(self, max_steps:int=10**6, progress:bool=False):
-        "Serve the whole trace; returns self (metrics in `.metrics`, totals in `.counts`)."
-        t0, threads = time.time(), torch.get_num_threads()
-        torch.set_num_threads(1)      # small host ops: one thread is several times faster than a contended pool
-        try:
-            with self._ctx:
-                while (self.pending or self.waiting or self.running) and self.step_no < max_steps:
-                    self.step()
-                    if progress and self.step_no % 500 == 0:
-                        print(f'  step {self.step_no}: {len(self.done)} done, {len(self.running)} running, {len(self.waiting)} waiting ({time.time() - t0:.0f} s)', flush=True)
-                self.census()
-        finally:
-            torch.set_num_threads(threads)
-        self.seconds = time.time() - t0
-        return self
+@patch
+def census(self:ServingSim):
+    "Every slot 1..pool_tokens is exactly one of: free, owned by the radix tree, owned by one running request."
+    free = allocator_free_slots(self.allocator)
+    tree = self.tree.all_values_flatten().numpy() if self.tree.total_size() else np.zeros(0, np.int64)
+    rows = self.r2t.req_to_token
+    owned = [rows[r.kv.req_pool_idx, r.kv.cache_protected_len:r.kv.kv_allocated_len].long().numpy() for r in self.running]
+    allv = np.concatenate([free, tree] + owned)
+    u, c = np.unique(allv, return_counts=True)
+    if (c > 1).any(): raise AssertionError(f"slots owned twice (free/tree/request): {u[c > 1][:10].tolist()}")
+    if u.size != self.cfg.pool_tokens or u[0] != 1 or u[-1] != self.cfg.pool_tokens:
+        lost = np.setdiff1d(np.arange(1, self.cfg.pool_tokens + 1), u)
+        raise AssertionError(f"{lost.size} slots lost (neither free nor owned): {lost[:10].tolist()}")
+    treeset = np.sort(tree)
+    for r in self.running:   # a request's prefix below cache_protected_len is the tree's
+        p = rows[r.kv.req_pool_idx, :r.kv.cache_protected_len].long().numpy()
+        if p.size and not np.isin(p, treeset).all(): raise AssertionError(f"request {r.rid}: prefix slots not in the radix tree")
+
+@patch
+def step(self:ServingSim):
+    "One scheduler iteration: arrivals, a prefill batch if one can be admitted else a decode (draft + verify) step, then tier 1."
+    while self.pending and self.pending[-1].arrival <= self.step_no: self.waiting.append(SimReq(self.pending.pop()))
+    if not self._prefill() and self.running: self._decode()
+    c = self.cfg
+    if c.compact_every and self.step_no % c.compact_every == 0: self._compact()
+    if self.step_no % c.measure_every == 0 and self.running: self.metrics.append(self.measure())
+    if c.check_every and self.step_no % c.check_every == 0: self.census()
+    self.step_no += 1
+
+@patch
+def run(self:ServingSim, max_steps:int=10**6, progress:bool=False):
+    "Serve the whole trace; returns self (metrics in `.metrics`, totals in `.counts`)."
+    t0, threads = time.time(), torch.get_num_threads()
+    torch.set_num_threads(1)      # small host ops: one thread is several times faster than a contended pool
+    try:
+        with self._ctx:
+            while (self.pending or self.waiting or self.running) and self.step_no < max_steps:
+                self.step()
+                if progress and self.step_no % 500 == 0:
+                    print(f'  step {self.step_no}: {len(self.done)} done, {len(self.running)} running, {len(self.waiting)} waiting ({time.time() - t0:.0f} s)', flush=True)
+            self.census()
+    finally:
+        torch.set_num_threads(threads)
+    self.seconds = time.time() - t0
+    return self
+
