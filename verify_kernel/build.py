@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from . import csrc_dir, cuda_home, gencode_flags, include_paths, nvcc, torch_cpp_extension  # the toolchain (chapter 00, shared with simt)
 from .buildlock import BUILD_LOCK, BuildLockError, build_lock, owner_alive, build_dir_processes
+from .pch import gpu_cxx_flags  # the precompiled torch/extension.h (01d)
 
 # %% auto #0
 __all__ = ['DEFAULT_ARCHS', 'GATE_ARCHS', 'PROBE', 'TORCH_NVCC_DEFINES', 'NVCC_FLAGS', 'RACECHECK_ENV', 'SM_LIMITS',
@@ -130,7 +131,7 @@ def load(family:KernelFamily, impl:str='cuda', archs=None, verbose=False, **kwar
             nvcc()
             build = lambda: torch_cpp_extension().load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),
                 extra_include_paths=include_paths(), extra_cuda_cflags=NVCC_FLAGS + gencode_flags(archs),
-                extra_cflags=['-O2'], verbose=verbose, **kwargs)
+                extra_cflags=gpu_cxx_flags(), no_implicit_headers=True, verbose=verbose, **kwargs)  # each source includes what it needs
         else:  # simt.load_inline takes the same build lock itself (01_simt)
             from verify_kernel import simt
             build = lambda: simt.load_inline(name, cpp_sources=[cpp], cuda_sources=[cu], functions=list(family.functions),

@@ -10,6 +10,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 from . import csrc_dir, gencode_flags, include_paths, nvcc, torch_cpp_extension  # chapter 00 (not build: build uses simt)
+from .pch import gpu_cxx_flags, pch_flags  # chapter 01d: the precompiled torch/extension.h
 
 # %% auto #0
 __all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
@@ -527,6 +528,8 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
     # -ffp-contract=off: a * b + c rounds twice, as on the GPU (the project builds with -fmad=false)
     cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection', '-ffp-contract=off']
     cflags += (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
+    # torch/extension.h precompiled once for this flag set (chapter 01d): both sources start with it
+    cflags += pch_flags(cflags, [simt_dir()/'shadow', csrc_dir(), cuda_include_dir()])
     # Not linked against the runtime: its symbols resolve at import from the copy loaded above
     # (RTLD_GLOBAL), so a change to runtime.cpp alone does not rebuild extensions; header changes
     # do (ninja's dependency files).
@@ -671,7 +674,7 @@ def load_selftest(impl:str='simt', archs=None, verbose:bool=False,
     if not archs: raise ValueError("impl='cuda' needs archs, e.g. ['sm_90a']")
     nvcc()   # the GPU build set-up every family uses (CUDA_HOME, include paths, nvcc flags)
     return torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
-                             extra_include_paths=include_paths(),
+                             extra_include_paths=include_paths(), extra_cflags=gpu_cxx_flags(),
                              extra_cuda_cflags=['-O3', '-std=c++20', *gencode_flags(archs)], verbose=verbose)
 
 # %% ../nbs/01_simt.ipynb #e1e35119
