@@ -35,10 +35,8 @@ def cuda_include_dir() -> Path:
     raise FileNotFoundError("no CUDA headers (cuda_bf16.h, driver_types.h) found: set CUDA_HOME or pip install nvidia-cuda-runtime")
 
 def _build_root() -> Path:
-    if not os.environ.get('CUDA_HOME') and Path('/usr/local/cuda').exists():
-        os.environ['CUDA_HOME'] = '/usr/local/cuda'  # spares torch.utils.cpp_extension's "no CUDA runtime" warning
-    from torch.utils.cpp_extension import get_default_build_root
-    return Path(os.environ.get('TORCH_EXTENSIONS_DIR') or get_default_build_root())
+    # torch_cpp_extension (chapter 00_env): CUDA_HOME set and torch's "No CUDA runtime is found" line silenced
+    return Path(os.environ.get('TORCH_EXTENSIONS_DIR') or torch_cpp_extension().get_default_build_root())
 
 # %% ../nbs/01_simt.ipynb #3033edd7
 _RT_FLAGS = ['-std=c++20', '-O2', '-fPIC', '-shared', '-pthread', '-fno-strict-aliasing']
