@@ -13,9 +13,10 @@ from nbdev.processors import FilterDefaults, exec_show_docs, _show_docs
 from nbdev.frontmatter import _nbpath2html
 
 # %% auto #0
-__all__ = ['PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs', 'exec_show_docs_defs', 'DocsFilter',
-           'chapters', 'page_name', 'sidebar', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions',
-           'frontmatter_cell', 'html_pages', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
+__all__ = ['OUTPUT_LIMIT', 'NOISE', 'PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs',
+           'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems', 'lean_outputs',
+           'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell', 'html_pages',
+           'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -66,6 +67,38 @@ def _title(nb:dict, fallback:str) -> str:
 def sidebar(nbs:Path|None=None) -> list[tuple]:
     "(page, title, notebook) for every page, in sidebar order."
     return [(page_name(p), _title(json.loads(p.read_text()), p.stem), p) for p in chapters(nbs)]
+
+# %% ../nbs/91_docs.ipynb #ae0b186a
+OUTPUT_LIMIT = 100_000   # bytes: the most one stored output may take (its JSON, as the notebook holds it)
+NOISE = {   # what must not be stored: name -> a pattern over the output's text
+    'a process id / time_ns name': re.compile(r'_\d+_\d{19}(?!\d)'),
+    'a library warning': re.compile(r'^.*?:\d+: [A-Z]\w*Warning: |^\s*warnings\.warn\(', re.M),
+    'a glog-style log line (torch)': re.compile(r'^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ', re.M),
+}
+
+def _output_text(o:dict) -> str:
+    "What an output shows as text: stream text, text/* data, an error's name, value and traceback."
+    j = lambda t: ''.join(t) if isinstance(t, list) else (t or '')
+    if o.get('output_type') == 'stream': return j(o.get('text'))
+    if o.get('output_type') == 'error': return '\n'.join([o.get('ename', ''), o.get('evalue', '')] + list(o.get('traceback', [])))
+    return '\n'.join(j(v) for k, v in o.get('data', {}).items() if k.startswith('text/'))
+
+def output_problems(nb:Path, limit:int=OUTPUT_LIMIT) -> list[str]:
+    "Each stored output of notebook `nb` over `limit` bytes or holding `NOISE`, as 'notebook cell N (`first line`): what'."
+    out = []
+    for i, c in enumerate(json.loads(Path(nb).read_text())['cells']):
+        lines = [l for l in ''.join(c.get('source', '')).splitlines() if l.strip() and not l.startswith('#|')]
+        where = f"{Path(nb).name} cell {i} (`{(lines or [''])[0][:60]}`)"
+        for o in c.get('outputs', []):
+            if (n := len(json.dumps(o))) > limit: out.append(f'{where}: an output of {n:,} bytes (limit {limit:,})')
+            t = _output_text(o)
+            out += [f'{where}: {what}: {m[0].strip()[:80]!r}' for what, rx in NOISE.items() if (m := rx.search(t))]
+    return out
+
+def lean_outputs(nbs:Path|None=None) -> list[str]:
+    "`output_problems` of every notebook under `nbs` (`nbs/*.ipynb`); empty when the log is lean."
+    nbs = Path(nbs or get_config().nbs_path)
+    return [p for nb in sorted(nbs.glob('*.ipynb')) for p in output_problems(nb)]
 
 # %% ../nbs/91_docs.ipynb #3c7407f4
 def _proc_one(src_dst):
