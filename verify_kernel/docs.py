@@ -170,6 +170,7 @@ def frontmatter_cell(nb) -> None:
     c.cell_type, c.source = 'markdown', f"# {fm.get('title', '')}" + (f"\n\n<p class='vk-description'>{html.escape(fm['description'])}</p>" if fm.get('description') else '')
     c.pop('outputs', None); c.pop('execution_count', None)
 
+# %% ../nbs/91_docs.ipynb #6d580cf2
 PAGE_TEMPLATE = r"""{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block html_head_js_mathjax -%}{%- if resources.vk_mathjax -%}
@@ -215,6 +216,7 @@ p.vk-description { font-style: italic; font-size: 125%; opacity: 70%; }
 .jp-RenderedHTMLCommon table { font-size: 0.85rem; }
 """
 
+# %% ../nbs/91_docs.ipynb #4c857fd9
 def _exporter() -> HTMLExporter:
     ex = HTMLExporter(template_name='lab', extra_loaders=[DictLoader({'vk_page.html.j2': PAGE_TEMPLATE})],
                       template_file='vk_page.html.j2', embed_images=True,

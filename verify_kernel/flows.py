@@ -505,6 +505,7 @@ def runner_classes() -> tuple:
     _runner_cls.update(runner=SimtDecodeCudaGraphRunner, backend=SimtFullGraphBackend)
     return SimtDecodeCudaGraphRunner, SimtFullGraphBackend
 
+# %% ../nbs/05b_server_flows.ipynb #be9a9e95
 class _SimtPlatform:
     "SGLang's current platform, declaring itself out-of-tree with `SimtFullGraphBackend` as its full-graph backend class."
     def __init__(self, platform): self._platform = platform
@@ -546,6 +547,7 @@ def simt_graph_runtime():
     finally:
         for (m, k), v in zip(where, old): setattr(m, k, v)
 
+# %% ../nbs/05b_server_flows.ipynb #767105f7
 class TinyVerifyModel(torch.nn.Module):
     "The model the runner captures: a token embedding, then the kit's MLA layer (query projections, the drafts' KV written into SGLang's pool, attention through the backend); the attention output stands for its logits."
     shared_experts_config = None   # read by BaseRunner.model_context
