@@ -259,27 +259,6 @@ def html_pages(procd:list[Path], dest:Path, nbs:Path|None=None) -> list[Path]:
         (dest/page).write_text(body); out.append(dest/page)
     return out
 
-def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False) -> list[Path]:
-    "`make docs`: nbdev's pipeline with `DocsFilter`; Quarto renders where it is on PATH, nbconvert's HTML otherwise. Returns the pages."
-    import nbdev.doclinks
-    from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
-    cfg = get_config()
-    nbs = Path(nbs or cfg.nbs_path); dest = Path(dest or cfg.doc_path)
-    t0 = time.time()
-    refresh_quarto_yml()                       # nbdev.yml from settings.ini; _quarto.yml when missing
-    nbdev_sidebar.__wrapped__(path=nbs)        # sidebar.yml from the notebooks (custom_sidebar = False)
-    nbdev.doclinks._build_modidx()             # the doc links add_links makes
-    procd = proc_nbs(cfg.config_path/'_proc', nbs, n_workers=n_workers)
-    if shutil.which('quarto'):
-        subprocess.run(['quarto', 'render', '--no-cache'], cwd=cfg.config_path/'_proc', check=True)
-        shutil.rmtree(dest, ignore_errors=True); shutil.move(str(cfg.config_path/'_proc'/dest.name), str(dest))
-        pages = sorted(dest.glob('*.html'))
-    else:
-        shutil.rmtree(dest, ignore_errors=True)
-        pages = html_pages(procd, dest, nbs)
-    if not quiet: print(f"rendered {len(pages)} pages into {dest} in {time.time() - t0:.0f} s ({'Quarto' if shutil.which('quarto') else 'nbconvert: Quarto is not on PATH'})")
-    return pages
-
 # %% ../nbs/91_docs.ipynb #9f11b9a3
 def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False) -> list[Path]:
     "`make docs`: nbdev's docs pipeline with `DocsFilter`; `quarto render` where Quarto is on PATH, nbconvert's HTML otherwise. Returns the pages."
