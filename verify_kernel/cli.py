@@ -408,7 +408,7 @@ def extra_sections(model:str|None=None, backend:bool=True) -> list[Step]:
     with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). `backend=False` (`--no-backend`) leaves out the
     two that run the backend (f, g)."""
     from verify_kernel import flows, models   # chapters 05b (server flows) and 07 (SGLang's real model code)
-    steps = [] if not backend else [Step('f', 'server flows: two-batch overlap, a kernel turned off under a graph, the graph runner (emulated graphs)',
+    steps = [] if not backend else [Step('f', "server flows (emulated graphs): two-batch overlap, a kernel turned off under a graph, the graph runner's calls, SGLang's DecodeCudaGraphRunner",
                   lambda out: _triples(flows.check_server_flows()), False,
                   "SGLang's server paths the kit never drives serve only right rows"),
              Step('g', "SGLang's real attention modules (DeepSeek-V3, Kimi-K2, GLM-5) through the backend",
