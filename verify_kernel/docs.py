@@ -13,10 +13,10 @@ from nbdev.processors import FilterDefaults, exec_show_docs, _show_docs
 from nbdev.frontmatter import _nbpath2html
 
 # %% auto #0
-__all__ = ['OUTPUT_LIMIT', 'NOISE', 'PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs',
+__all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs',
            'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems', 'lean_outputs',
-           'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell', 'html_pages',
-           'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
+           'long_cells', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell',
+           'html_pages', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -99,6 +99,20 @@ def lean_outputs(nbs:Path|None=None) -> list[str]:
     "`output_problems` of every notebook under `nbs` (`nbs/*.ipynb`); empty when the log is lean."
     nbs = Path(nbs or get_config().nbs_path)
     return [p for nb in sorted(nbs.glob('*.ipynb')) for p in output_problems(nb)]
+
+# %% ../nbs/91_docs.ipynb #73ccd294
+CELL_LINES = 150   # the most lines a code cell may have
+
+def long_cells(nbs:Path|None=None, limit:int=CELL_LINES) -> list[str]:
+    "Every code cell over `limit` lines in `nbs/*.ipynb`, as 'notebook cell N (`first line`): L lines'."
+    nbs, out = Path(nbs or get_config().nbs_path), []
+    for nb in sorted(nbs.glob('*.ipynb')):
+        for i, c in enumerate(json.loads(nb.read_text())['cells']):
+            lines = ''.join(c.get('source', '')).splitlines()
+            if c['cell_type'] == 'code' and len(lines) > limit:
+                first = next((l for l in lines if l.strip() and not l.startswith('#|')), '')[:60]
+                out.append(f"{nb.name} cell {i} (`{first}`): {len(lines)} lines (limit {limit})")
+    return out
 
 # %% ../nbs/91_docs.ipynb #3c7407f4
 def _proc_one(src_dst):
