@@ -324,6 +324,7 @@ def step_fidelity(out:Path):
     emulated, native = simt.load_selftest('simt'), simt.load_selftest('cuda', [build.detect_arch()])
     return fidelity_rows(emulated, native)
 
+# %% ../nbs/80_check.ipynb #0d61fdde
 def serving_batches(device:str='cuda') -> list:
     "Step (b)'s workloads at serving sizes: 8K-128K prefixes, EAGLE trees and chains, 8 and 16 heads, NaN in every slot no request owns."
     W = workloads
@@ -385,6 +386,7 @@ def step_bench(out:Path, reps:int=20):
     png = bench.plot(rows, Path(out)/'bench.png')
     return 'PASS', rows, f"{len(rows)} shapes measured", [png]
 
+# %% ../nbs/80_check.ipynb #b13f02ae
 def trust_steps(suite:str|None=None, impls=None, only=None, kit:bool=True) -> list[Step]:
     "The five layers of `verify-kernel check`, in trust order: each rests on the ones before it."
     return [Step('a', 'emulator fidelity (self-test kernels native vs emulated, bitwise)', step_fidelity, True,
@@ -406,7 +408,7 @@ def extra_sections(model:str|None=None, backend:bool=True) -> list[Step]:
     with status FAIL or ok=False fails the section) or (status, rows, note[, plots]). `backend=False` (`--no-backend`) leaves out the
     two that run the backend (f, g)."""
     from verify_kernel import flows, models   # chapters 05b (server flows) and 07 (SGLang's real model code)
-    steps = [] if not backend else [Step('f', 'server flows: two-batch overlap, a kernel turned off under a graph, the graph runner (emulated graphs)',
+    steps = [] if not backend else [Step('f', "server flows (emulated graphs): two-batch overlap, a kernel turned off under a graph, the graph runner's calls, SGLang's DecodeCudaGraphRunner",
                   lambda out: _triples(flows.check_server_flows()), False,
                   "SGLang's server paths the kit never drives serve only right rows"),
              Step('g', "SGLang's real attention modules (DeepSeek-V3, Kimi-K2, GLM-5) through the backend",

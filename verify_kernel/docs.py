@@ -13,9 +13,10 @@ from nbdev.processors import FilterDefaults, exec_show_docs, _show_docs
 from nbdev.frontmatter import _nbpath2html
 
 # %% auto #0
-__all__ = ['PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs', 'exec_show_docs_defs', 'DocsFilter',
-           'chapters', 'page_name', 'sidebar', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions',
-           'frontmatter_cell', 'html_pages', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
+__all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs',
+           'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems', 'lean_outputs',
+           'long_cells', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell',
+           'html_pages', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -66,6 +67,52 @@ def _title(nb:dict, fallback:str) -> str:
 def sidebar(nbs:Path|None=None) -> list[tuple]:
     "(page, title, notebook) for every page, in sidebar order."
     return [(page_name(p), _title(json.loads(p.read_text()), p.stem), p) for p in chapters(nbs)]
+
+# %% ../nbs/91_docs.ipynb #ae0b186a
+OUTPUT_LIMIT = 100_000   # bytes: the most one stored output may take (its JSON, as the notebook holds it)
+NOISE = {   # what must not be stored: name -> a pattern over the output's text
+    'a process id / time_ns name': re.compile(r'_\d+_\d{19}(?!\d)'),
+    'a library warning': re.compile(r'^.*?:\d+: [A-Z]\w*Warning: |^\s*warnings\.warn\(', re.M),
+    'a glog-style log line (torch)': re.compile(r'^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ', re.M),
+}
+
+def _output_text(o:dict) -> str:
+    "What an output shows as text: stream text, text/* data, an error's name, value and traceback."
+    j = lambda t: ''.join(t) if isinstance(t, list) else (t or '')
+    if o.get('output_type') == 'stream': return j(o.get('text'))
+    if o.get('output_type') == 'error': return '\n'.join([o.get('ename', ''), o.get('evalue', '')] + list(o.get('traceback', [])))
+    return '\n'.join(j(v) for k, v in o.get('data', {}).items() if k.startswith('text/'))
+
+def output_problems(nb:Path, limit:int=OUTPUT_LIMIT) -> list[str]:
+    "Each stored output of notebook `nb` over `limit` bytes or holding `NOISE`, as 'notebook cell N (`first line`): what'."
+    out = []
+    for i, c in enumerate(json.loads(Path(nb).read_text())['cells']):
+        lines = [l for l in ''.join(c.get('source', '')).splitlines() if l.strip() and not l.startswith('#|')]
+        where = f"{Path(nb).name} cell {i} (`{(lines or [''])[0][:60]}`)"
+        for o in c.get('outputs', []):
+            if (n := len(json.dumps(o))) > limit: out.append(f'{where}: an output of {n:,} bytes (limit {limit:,})')
+            t = _output_text(o)
+            out += [f'{where}: {what}: {m[0].strip()[:80]!r}' for what, rx in NOISE.items() if (m := rx.search(t))]
+    return out
+
+def lean_outputs(nbs:Path|None=None) -> list[str]:
+    "`output_problems` of every notebook under `nbs` (`nbs/*.ipynb`); empty when the log is lean."
+    nbs = Path(nbs or get_config().nbs_path)
+    return [p for nb in sorted(nbs.glob('*.ipynb')) for p in output_problems(nb)]
+
+# %% ../nbs/91_docs.ipynb #73ccd294
+CELL_LINES = 150   # the most lines a code cell may have
+
+def long_cells(nbs:Path|None=None, limit:int=CELL_LINES) -> list[str]:
+    "Every code cell over `limit` lines in `nbs/*.ipynb`, as 'notebook cell N (`first line`): L lines'."
+    nbs, out = Path(nbs or get_config().nbs_path), []
+    for nb in sorted(nbs.glob('*.ipynb')):
+        for i, c in enumerate(json.loads(nb.read_text())['cells']):
+            lines = ''.join(c.get('source', '')).splitlines()
+            if c['cell_type'] == 'code' and len(lines) > limit:
+                first = next((l for l in lines if l.strip() and not l.startswith('#|')), '')[:60]
+                out.append(f"{nb.name} cell {i} (`{first}`): {len(lines)} lines (limit {limit})")
+    return out
 
 # %% ../nbs/91_docs.ipynb #3c7407f4
 def _proc_one(src_dst):
@@ -137,6 +184,7 @@ def frontmatter_cell(nb) -> None:
     c.cell_type, c.source = 'markdown', f"# {fm.get('title', '')}" + (f"\n\n<p class='vk-description'>{html.escape(fm['description'])}</p>" if fm.get('description') else '')
     c.pop('outputs', None); c.pop('execution_count', None)
 
+# %% ../nbs/91_docs.ipynb #6d580cf2
 PAGE_TEMPLATE = r"""{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block html_head_js_mathjax -%}{%- if resources.vk_mathjax -%}
@@ -182,6 +230,7 @@ p.vk-description { font-style: italic; font-size: 125%; opacity: 70%; }
 .jp-RenderedHTMLCommon table { font-size: 0.85rem; }
 """
 
+# %% ../nbs/91_docs.ipynb #4c857fd9
 def _exporter() -> HTMLExporter:
     ex = HTMLExporter(template_name='lab', extra_loaders=[DictLoader({'vk_page.html.j2': PAGE_TEMPLATE})],
                       template_file='vk_page.html.j2', embed_images=True,
@@ -223,27 +272,6 @@ def html_pages(procd:list[Path], dest:Path, nbs:Path|None=None) -> list[Path]:
         body, _ = ex.from_notebook_node(nb, resources=res)
         (dest/page).write_text(body); out.append(dest/page)
     return out
-
-def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False) -> list[Path]:
-    "`make docs`: nbdev's pipeline with `DocsFilter`; Quarto renders where it is on PATH, nbconvert's HTML otherwise. Returns the pages."
-    import nbdev.doclinks
-    from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
-    cfg = get_config()
-    nbs = Path(nbs or cfg.nbs_path); dest = Path(dest or cfg.doc_path)
-    t0 = time.time()
-    refresh_quarto_yml()                       # nbdev.yml from settings.ini; _quarto.yml when missing
-    nbdev_sidebar.__wrapped__(path=nbs)        # sidebar.yml from the notebooks (custom_sidebar = False)
-    nbdev.doclinks._build_modidx()             # the doc links add_links makes
-    procd = proc_nbs(cfg.config_path/'_proc', nbs, n_workers=n_workers)
-    if shutil.which('quarto'):
-        subprocess.run(['quarto', 'render', '--no-cache'], cwd=cfg.config_path/'_proc', check=True)
-        shutil.rmtree(dest, ignore_errors=True); shutil.move(str(cfg.config_path/'_proc'/dest.name), str(dest))
-        pages = sorted(dest.glob('*.html'))
-    else:
-        shutil.rmtree(dest, ignore_errors=True)
-        pages = html_pages(procd, dest, nbs)
-    if not quiet: print(f"rendered {len(pages)} pages into {dest} in {time.time() - t0:.0f} s ({'Quarto' if shutil.which('quarto') else 'nbconvert: Quarto is not on PATH'})")
-    return pages
 
 # %% ../nbs/91_docs.ipynb #9f11b9a3
 def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False) -> list[Path]:

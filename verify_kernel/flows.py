@@ -307,18 +307,12 @@ def compile_flow(wrapped:bool=True, prefix=(5, 9), drafts:int=4, heads:int=8, se
     return out
 
 # %% ../nbs/05b_server_flows.ipynb #a17b6ed9
-def _pinned_bytes() -> int: return sum(p.numel() for p in paged._pinned)
-
 def memory_flow(own_workspaces:bool=True, bs:int=4, drafts:int=4, heads:int=8, prefix=(20, 33, 7, 50), seed:int=0) -> dict:
     "Bytes a backend reserves (eager at build, graph at `init_cuda_graph_state`), and held across a capture, a recapture at the same size and one at twice the graph batch."
     S = _sg()
     name = backend_variant(vk_own_workspaces=own_workspaces)
-    saved = (dict(paged._workspaces), list(paged._pinned))    # paged's process cache, empty for this flow (restored after)
-    paged._workspaces.clear(); paged._pinned.clear()
-    try: return _memory_flow(name, own_workspaces, bs, drafts, heads, prefix, seed)
-    finally:
-        for k, v in saved[0].items(): paged._workspaces.setdefault(k, []).extend(v)
-        paged._pinned.extend(saved[1])
+    with paged.empty_workspace_cache():   # paged's process cache, empty for this flow (put back after)
+        return _memory_flow(name, own_workspaces, bs, drafts, heads, prefix, seed)
 
 def server_backend(fl:Flow, name:str, drafts:int):
     "Backend `name` built by its factory on `fl`'s model runner as a speculative server builds it: `--speculative-num-draft-tokens` set (the kit's runner leaves it None)."
@@ -337,8 +331,8 @@ def _memory_flow(name, own_workspaces, bs, drafts, heads, prefix, seed) -> dict:
     out['eager'] = be.vk_workspace_bytes()['eager']
     out['eager_expected'] = be._vk_need(bs, drafts, bs * be.max_context_len) if own_workspaces else 0
     _, fb, inp = fl.batch(prefix, seed)
-    def held(): return be.vk_workspace_bytes()['graph'] + _pinned_bytes()
-    pinned0 = _pinned_bytes()
+    def held(): return be.vk_workspace_bytes()['graph'] + paged.pinned_bytes()
+    pinned0 = paged.pinned_bytes()
     with torch.no_grad(), S['FC'].forward_context(S['FC'].ForwardContext(attn_backend=be)):
         q = fl.project(fb, inp['input_hidden']).clone()
         for step, max_bs in (('capture', bs), ('recapture', bs), ('recapture, graph batch x2', 2 * bs)):
@@ -349,7 +343,7 @@ def _memory_flow(name, own_workspaces, bs, drafts, heads, prefix, seed) -> dict:
                 be.init_forward_metadata_in_graph(fb)
                 fl.attend(q, fb, be=be)
             g.reset()   # SGLang's recapture drops the old graphs (FullCudaGraphBackend.cleanup)
-            out[step] = dict(graph=be.vk_workspace_bytes()['graph'], pinned=_pinned_bytes() - pinned0,
+            out[step] = dict(graph=be.vk_workspace_bytes()['graph'], pinned=paged.pinned_bytes() - pinned0,
                              expected=be._vk_need(max_bs, drafts, be.cuda_graph_kv_indices.numel()))
     out['stats'] = VB.stats()['workspace_bytes']
     return out
@@ -505,6 +499,7 @@ def runner_classes() -> tuple:
     _runner_cls.update(runner=SimtDecodeCudaGraphRunner, backend=SimtFullGraphBackend)
     return SimtDecodeCudaGraphRunner, SimtFullGraphBackend
 
+# %% ../nbs/05b_server_flows.ipynb #be9a9e95
 class _SimtPlatform:
     "SGLang's current platform, declaring itself out-of-tree with `SimtFullGraphBackend` as its full-graph backend class."
     def __init__(self, platform): self._platform = platform
@@ -546,6 +541,7 @@ def simt_graph_runtime():
     finally:
         for (m, k), v in zip(where, old): setattr(m, k, v)
 
+# %% ../nbs/05b_server_flows.ipynb #767105f7
 class TinyVerifyModel(torch.nn.Module):
     "The model the runner captures: a token embedding, then the kit's MLA layer (query projections, the drafts' KV written into SGLang's pool, attention through the backend); the attention output stands for its logits."
     shared_experts_config = None   # read by BaseRunner.model_context

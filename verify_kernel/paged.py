@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_paged_bf16.ipynb #017a155d
 from __future__ import annotations
-import math, sys, threading, time, weakref
+import contextlib, math, sys, threading, time, weakref
 from numbers import Real
 import torch
 from torch import Tensor
@@ -16,8 +16,8 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
            'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
            'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
-           'reserve_workspace', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
-           'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
+           'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -274,6 +274,22 @@ def reserve_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=No
             _planning.entry = e
     if _capturing(device): _pin(e.ws)
     return e.ws
+
+# %% ../nbs/03_paged_bf16.ipynb #9487c717
+def pinned_bytes() -> int:
+    "Bytes of device memory the process keeps for CUDA graphs: the workspaces a capture used (`_pin`), until `unpin`."
+    with _ws_lock: return sum(p.numel() * p.element_size() for p in _pinned)
+
+@contextlib.contextmanager
+def empty_workspace_cache():
+    "paged's process cache (cached and pinned workspaces) empty for the block and put back after (what the block added stays)."
+    with _ws_lock:
+        saved = (dict(_workspaces), list(_pinned)); _workspaces.clear(); _pinned.clear()
+    try: yield
+    finally:
+        with _ws_lock:
+            for k, v in saved[0].items(): _workspaces.setdefault(k, []).extend(v)
+            _pinned.extend(p for p in saved[1] if not any(p is q for q in _pinned))
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
