@@ -6,10 +6,10 @@
 from __future__ import annotations
 import atexit, functools, logging, os, threading, time, warnings, weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import torch
 from torch import Tensor
-from . import build, paged, parity
+from . import build, paged, parity, env_vars
 from .oracle import VerifyArgError, verify_attn_ref
 
 # %% auto #0
@@ -269,6 +269,7 @@ class KitResult:
     validated: int
     mismatches: int
     note: str = ''
+    outputs: tuple = field(default=(), repr=False, compare=False)   # what the kit compared: each forward's output
     def line(self) -> str:
         c = self.case
         ref = '; '.join(f"{n} {r}" for r, n in self.refused.items())
@@ -281,7 +282,13 @@ def _kit():
     M = _sg('sglang.test.kits.attention_unittest.attention_methods.mla_attention')
     return R, M, _sg('sglang.srt.model_executor.forward_batch_info').ForwardMode
 
-def _kit_fp8(tc, case, c, R, M, device):
+def _recording(forward, outs:list):
+    "The kit's `run_mla_forward`-like `forward`, keeping a copy of each output (what the kit compares) in `outs`."
+    def run(fixture, batch, inputs):
+        y = forward(fixture, batch, inputs); outs.append(y.detach().clone()); return y
+    return run
+
+def _kit_fp8(tc, case, c, R, M, device, forward):
     "The steps of the kit's `run_mla_eagle_verify_case` on its fixture with `fp8_kv_cache=True` (the kit has no fp8 verify runner); returns (actual, expected)."
     fx = M.build_mla_attention_fixture(tc, case, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len,
                                        dtype=c.dtype, device=device, fp8_kv_cache=True)
@@ -293,7 +300,7 @@ def _kit_fp8(tc, case, c, R, M, device):
     FC = _sg('sglang.srt.model_executor.forward_context')
     with torch.no_grad(), FC.forward_context(FC.ForwardContext(attn_backend=fx.backend)):
         fx.backend.init_forward_metadata(fx.forward_batch)
-        actual = M.run_mla_forward(fx, fx.forward_batch, inputs)
+        actual = forward(fx, fx.forward_batch, inputs)
     return actual, expected
 
 def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitResult:
@@ -304,15 +311,11 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
     case = M.MLAAttentionCase(c.name, backend, FM.TARGET_VERIFY, c.heads, c.page_size, tuple(c.prefix_lens), (c.drafts,) * len(c.prefix_lens))
     kw = dict(topk=c.topk, spec_kind=c.spec_kind, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len,
               dtype=c.dtype, device=device)
-    tc, before, t0, note = unittest.TestCase(), stats(), time.time(), ''
+    tc, before, t0, note, outs = unittest.TestCase(), stats(), time.time(), '', []
+    forward = _recording(M.run_mla_forward, outs)
     try:
         if c.fp8_kv_cache:   # judged by validate mode: the kernel against Triton on the same fp8 cache, within the parity bound
-            mode = os.environ.get(ENV_MODE)
-            os.environ[ENV_MODE] = 'validate'
-            try: actual, expected = _kit_fp8(tc, case, c, R, M, device)
-            finally:
-                if mode is None: os.environ.pop(ENV_MODE, None)
-                else: os.environ[ENV_MODE] = mode
+            with env_vars(**{ENV_MODE: 'validate'}): actual, expected = _kit_fp8(tc, case, c, R, M, device, forward)
             note = (f"the kit's bf16-cache reference differs by {float((actual.detach().float() - expected.detach().float()).abs().max()):.3f} "
                     f"(fp8 quantization of the cache; the kit has no fp8 verify tolerance)")
         elif c.graph:   # the kit's MLA graph runner (run_mla_eagle_verify_cuda_graph_case) on a contiguous-layout fixture, see below
@@ -320,10 +323,13 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
                 tc, case, topk=c.topk, spec_kind=c.spec_kind, build_fixture=functools.partial(M.build_mla_attention_fixture, loc_layout='contiguous'),
                 make_case_with_prefix_lens=M.make_mla_case_with_prefix_lens, make_forward_batch=M._make_forward_batch,
                 fixture_inputs=M.mla_fixture_inputs, make_capture_inputs=M.make_mla_random_inputs, make_replay_inputs=M.make_mla_padded_replay_inputs,
-                prepare_inputs=M.prepare_mla_runner_inputs, run_forward=M.run_mla_forward, reference_fn=M.mla_attention_reference_with_custom_mask,
+                prepare_inputs=M.prepare_mla_runner_inputs, run_forward=forward, reference_fn=M.mla_attention_reference_with_custom_mask,
                 build_kwargs=dict(kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len, dtype=c.dtype, device=device),
                 max_context_len=c.max_context_len, dtype=c.dtype, device=device, capture_batch_size=4, atol=M.MLA_ATOL, rtol=M.MLA_RTOL)
-        else: R.run_mla_eagle_verify_case(tc, case, **kw)
+        else:
+            kit_forward, R.run_mla_forward = R.run_mla_forward, forward   # the kit's runner calls its module's name: record its outputs
+            try: R.run_mla_eagle_verify_case(tc, case, **kw)
+            finally: R.run_mla_forward = kit_forward
         status = 'PASS'
     except unittest.SkipTest as e: status, note = 'FAIL', f"the kit skipped the case: {e}"
     except AssertionError as e: status, note = 'FAIL', ' '.join(str(e).split())[:300]
@@ -333,7 +339,7 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
         status = 'FAIL'; note = 'not validated against Triton, or a mismatch; ' + note
     refused = {r: n - before['refused'].get(r, 0) for r, n in after['refused'].items() if n != before['refused'].get(r, 0)}
     return KitResult(c, backend, status, time.time() - t0, after['served'] - before['served'], refused,
-                     after['validated'] - before['validated'], after['mismatches'] - before['mismatches'], note)
+                     after['validated'] - before['validated'], after['mismatches'] - before['mismatches'], note, tuple(outs))
 
 # %% ../nbs/04_sglang_backend.ipynb #0ff789b7
 def check_cases() -> list:
