@@ -14,46 +14,9 @@ TritonAttnBackend = B._sg('sglang.srt.layers.attention.triton_backend').TritonAt
 # %% auto #0
 __all__ = ['TritonAttnBackend', 'VerifyKernelAttnBackend']
 
-# %% ../nbs/04a_backend_class.ipynb #a4a00006
-class VerifyKernelAttnBackend(TritonAttnBackend):
-    "SGLang's Triton backend whose MLA target_verify calls go to `verify_kernel.paged` through the verify hook; the rest stays Triton's."
-    vk_family = paged.PAGED                        # the extension that must build (a test swaps in a broken one)
-    vk_kernel = staticmethod(paged.verify_attn_fwd)  # the kernel entry (negative controls swap in broken ones)
-    vk_alloc = staticmethod(paged._aligned_bytes)    # (nbytes, device) -> uint8 workspace (a test injects an out-of-memory)
-    vk_own_workspaces = True   # False: the policy before issue 17 (paged's shared cache; one graph workspace for every backend)
-    vk_graph_fallback = True   # False: graphs hold the kernel alone (before issue 17: a turned-off kernel's launches still replay)
-
-    def __init__(self, model_runner, *args, **kwargs):
-        self.vk_config = B.config_from_env()        # a bad VERIFY_KERNEL_* value stops start-up here, naming the variable
-        super().__init__(model_runner, *args, **kwargs)
-        self.vk_layer = self.vk_batch = self._vk_graph_ws = self._vk_switch = None
-        self._vk_ws = dict(eager=None, graph=None)   # this backend's own workspaces: a plan lives in its owner's memory
-        self._vk_reserved = dict(eager=False, graph=False)
-        self._vk_calls = 0
-        self.vk_active = self.vk_config.mode != 'off' and self.use_mla
-        self.vk_refusal = self._vk_static_refusal(model_runner) if self.vk_active else None
-        if self.vk_active:                        # the verify hook of TritonAttnBackend.forward_extend; Dynamo does not
-            self.use_verify_shared_kv = True      # trace into it (its lock, id() and data_ptr() calls), as SGLang's own hook
-            self.verify_shared_kv_fwd = torch.compiler.disable(self._vk_hook)
-        B._instances.add(self)
-        if self.vk_active and self.vk_refusal is None and self.vk_own_workspaces:
-            n = getattr(getattr(model_runner, 'server_args', None), 'speculative_num_draft_tokens', None)
-            if n:   # speculative decoding configured: the eager workspace of the largest batch, reserved now (before serving)
-                bs = self.req_to_token_pool.size
-                self._vk_reserve('eager', bs, int(n), bs * self.max_context_len,
-                                 '--max-running-requests, --speculative-num-draft-tokens or --context-length')
-
-    def _vk_static_refusal(self, runner) -> str|None:
-        "What refuses every target_verify batch of this backend (dtypes, kernel availability), or None."
-        dt = getattr(runner, 'dtype', None)
-        if dt is not None and dt != torch.bfloat16: return f"model dtype {str(dt).replace('torch.', '')} (served: bfloat16)"
-        cache = getattr(self.token_to_kv_pool, 'dtype', None)
-        if cache is not None and cache not in paged.CACHE_DTYPES:
-            return f"a {str(cache).replace('torch.', '')} KV cache (served: bfloat16, float8_e4m3fn)"
-        why = B.kernel_unavailable(self.device, self.vk_family)
-        return f"kernel unavailable: {why}" if why else None
-
-    # ---- memory: each backend owns its workspaces (two-batch overlap builds three backends whose plans are live together)
+# %% ../nbs/04a_backend_class.ipynb #a4a00011
+class _Workspaces:
+    "Each backend owns its workspaces (two-batch overlap builds three backends whose plans are live together): reserve, grow, report."
     def _vk_need(self, bs:int, n:int, kv_len:int) -> int:
         impl = 'cuda' if torch.device(self.device).type == 'cuda' else 'simt'
         return paged.workspace_bytes(max(1, bs), self.num_head, max(1, n), impl, self.device, kv_indices_len=kv_len)
@@ -96,7 +59,9 @@ class VerifyKernelAttnBackend(TritonAttnBackend):
         if not self.vk_own_workspaces and self._vk_graph_ws is not None: ws['graph'] = self._vk_graph_ws
         return {k: 0 if t is None else t.numel() for k, t in ws.items()}
 
-    # ---- a turned-off kernel under CUDA graphs: a device switch selects, in every captured layer, the kernel's rows or Triton's
+# %% ../nbs/04a_backend_class.ipynb #a4a00013
+class _GraphSwitch:
+    "A turned-off kernel under CUDA graphs: a device switch selects, in every captured layer, the kernel's rows or Triton's."
     def _vk_set_switch(self, on:bool):
         "Point this backend's graph switch at the kernel (on) or at Triton (off); inside a capture, at the next out-of-graph step."
         sw = self._vk_switch
@@ -115,7 +80,9 @@ class VerifyKernelAttnBackend(TritonAttnBackend):
         else: vk_qo.zero_(); tr_qo.copy_(qo)      # a batch the captured kernel cannot serve (a refusal): Triton's
         return vk_qo, tr_qo
 
-    # ---- per forward batch: decide once, plan once
+# %% ../nbs/04a_backend_class.ipynb #a4a00015
+class _Planning:
+    "Per forward batch, after Triton's own metadata: decide once, plan once (`paged.plan_verify`), eager and CUDA-graph batches."
     def init_forward_metadata(self, forward_batch):
         super().init_forward_metadata(forward_batch)
         self.vk_batch = self._vk_plan(forward_batch, graph=False) if self.vk_active and forward_batch.forward_mode.is_target_verify() else None
@@ -181,6 +148,91 @@ class VerifyKernelAttnBackend(TritonAttnBackend):
         B._count('graph_batches' if graph else 'batches')
         return dict(plan=plan, graph=graph, layers={}, gate=gate)
 
+# %% ../nbs/04a_backend_class.ipynb #a4a00017
+class _Validation:
+    "Validate mode: the kernel into scratch, SGLang's Triton into `o`, the kernel's result served only when the two agree."
+    def _vk_triton(self, args, kw, o):
+        "SGLang's `extend_attention_fwd` into `o`, on SGLang's own tensors; for an fp8 cache, or Triton interpreted (CPU), on the referenced cache rows widened."
+        q, k, v, _, kb, vb, qo, kvp, kvi, *rest = args
+        interp = B._interpreted()
+        if not interp and kb.dtype != torch.float8_e4m3fn:
+            return self.extend_attention_fwd(*args, **kw, page_size=self.page_size)
+        # Compiled Triton on an fp8 cache rounds q and P to e4m3 (an error far beyond the bf16 bound the comparison uses), and the
+        # interpreter computes bf16 and fp8 dots wrongly: so the validator gets the rows the batch references, widened exactly
+        # (to bf16; to fp32 in the interpreter) - the same math the kernel does on the dequantized cache.
+        wide = torch.float32 if interp else torch.bfloat16
+        n_kv = int(kvp[-1])
+        kc = kb[kvi[:n_kv].long()].to(wide)
+        idx = torch.arange(n_kv, dtype=kvi.dtype, device=kvi.device)
+        out = torch.empty(o.shape, dtype=wide, device=o.device)
+        self.extend_attention_fwd(q.to(wide), k.to(wide), v.to(wide), out, kc, kc[..., :vb.shape[-1]], qo, kvp, idx, *rest, **kw, page_size=1)
+        o.copy_(out)
+
+    def _vk_validate(self, args, sg_args, kw, plan) -> bool:
+        "`_vk_compare`, guarded: any exception inside validation turns the kernel off and lets SGLang's Triton write `o` (never raises into the forward)."
+        try: return self._vk_compare(args, sg_args, kw, plan)
+        except Exception as e:
+            B._disable(f"validation raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+            return self._vk_refuse('validation raised: Triton serves the call')
+
+    def _vk_compare(self, args, sg_args, kw, plan) -> bool:
+        "Kernel into scratch, Triton into `o` (on SGLang's own arguments); serve the kernel's result only when the two agree within the parity bound."
+        q, k, v, o, kb, vb, qo, kvp, kvi, cm, causal, mi, mle, ks, vs, sm = args
+        scratch = torch.empty_like(o)
+        if not self._vk_launch((q, k, v, scratch, *args[4:]), plan, kw): return self._vk_refuse('the kernel declined the call')
+        self._vk_triton(sg_args, kw, o)
+        why = B.disagreement(scratch, o, q, k, v, kb, qo, kvp, kvi, cm, mi, sm, kw.get('logit_cap', 0.0), True, ks, vs)
+        B._count('validated')
+        if why is None:
+            o.copy_(scratch); B._count('served')
+            return True
+        B._count('mismatches')
+        layer = getattr(self.vk_layer, 'layer_id', '?')
+        B._mismatch_log(B.log.warning, f"verify_kernel validate: layer {layer}, q {list(q.shape)}, {qo.numel() - 1} requests, "
+                                   f"max_len_extend {mle}: kernel and Triton disagree ({why}); Triton's result served")
+        if B._stats['mismatches'] >= self.vk_config.max_mismatches:
+            B._disable(f"{B._stats['mismatches']} validation mismatches (VERIFY_KERNEL_MAX_MISMATCHES={self.vk_config.max_mismatches}); last: layer {layer}, {why}")
+        return True   # o holds Triton's result
+
+# %% ../nbs/04a_backend_class.ipynb #a4a00006
+class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation, TritonAttnBackend):
+    "SGLang's Triton backend whose MLA target_verify calls go to `verify_kernel.paged` through the verify hook; the rest stays Triton's."
+    vk_family = paged.PAGED                        # the extension that must build (a test swaps in a broken one)
+    vk_kernel = staticmethod(paged.verify_attn_fwd)  # the kernel entry (negative controls swap in broken ones)
+    vk_alloc = staticmethod(paged._aligned_bytes)    # (nbytes, device) -> uint8 workspace (a test injects an out-of-memory)
+    vk_own_workspaces = True   # False: the policy before issue 17 (paged's shared cache; one graph workspace for every backend)
+    vk_graph_fallback = True   # False: graphs hold the kernel alone (before issue 17: a turned-off kernel's launches still replay)
+
+    def __init__(self, model_runner, *args, **kwargs):
+        self.vk_config = B.config_from_env()        # a bad VERIFY_KERNEL_* value stops start-up here, naming the variable
+        super().__init__(model_runner, *args, **kwargs)
+        self.vk_layer = self.vk_batch = self._vk_graph_ws = self._vk_switch = None
+        self._vk_ws = dict(eager=None, graph=None)   # this backend's own workspaces: a plan lives in its owner's memory
+        self._vk_reserved = dict(eager=False, graph=False)
+        self._vk_calls = 0
+        self.vk_active = self.vk_config.mode != 'off' and self.use_mla
+        self.vk_refusal = self._vk_static_refusal(model_runner) if self.vk_active else None
+        if self.vk_active:                        # the verify hook of TritonAttnBackend.forward_extend; Dynamo does not
+            self.use_verify_shared_kv = True      # trace into it (its lock, id() and data_ptr() calls), as SGLang's own hook
+            self.verify_shared_kv_fwd = torch.compiler.disable(self._vk_hook)
+        B._instances.add(self)
+        if self.vk_active and self.vk_refusal is None and self.vk_own_workspaces:
+            n = getattr(getattr(model_runner, 'server_args', None), 'speculative_num_draft_tokens', None)
+            if n:   # speculative decoding configured: the eager workspace of the largest batch, reserved now (before serving)
+                bs = self.req_to_token_pool.size
+                self._vk_reserve('eager', bs, int(n), bs * self.max_context_len,
+                                 '--max-running-requests, --speculative-num-draft-tokens or --context-length')
+
+    def _vk_static_refusal(self, runner) -> str|None:
+        "What refuses every target_verify batch of this backend (dtypes, kernel availability), or None."
+        dt = getattr(runner, 'dtype', None)
+        if dt is not None and dt != torch.bfloat16: return f"model dtype {str(dt).replace('torch.', '')} (served: bfloat16)"
+        cache = getattr(self.token_to_kv_pool, 'dtype', None)
+        if cache is not None and cache not in paged.CACHE_DTYPES:
+            return f"a {str(cache).replace('torch.', '')} KV cache (served: bfloat16, float8_e4m3fn)"
+        why = B.kernel_unavailable(self.device, self.vk_family)
+        return f"kernel unavailable: {why}" if why else None
+
     # ---- per layer
     def forward_extend(self, q, k, v, layer, forward_batch, *args, **kwargs):
         self.vk_layer = layer   # for the validate log only
@@ -241,46 +293,3 @@ class VerifyKernelAttnBackend(TritonAttnBackend):
         except Exception as e:
             B._disable(f"the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
             return False
-
-    def _vk_triton(self, args, kw, o):
-        "SGLang's `extend_attention_fwd` into `o`, on SGLang's own tensors; for an fp8 cache, or Triton interpreted (CPU), on the referenced cache rows widened."
-        q, k, v, _, kb, vb, qo, kvp, kvi, *rest = args
-        interp = B._interpreted()
-        if not interp and kb.dtype != torch.float8_e4m3fn:
-            return self.extend_attention_fwd(*args, **kw, page_size=self.page_size)
-        # Compiled Triton on an fp8 cache rounds q and P to e4m3 (an error far beyond the bf16 bound the comparison uses), and the
-        # interpreter computes bf16 and fp8 dots wrongly: so the validator gets the rows the batch references, widened exactly
-        # (to bf16; to fp32 in the interpreter) - the same math the kernel does on the dequantized cache.
-        wide = torch.float32 if interp else torch.bfloat16
-        n_kv = int(kvp[-1])
-        kc = kb[kvi[:n_kv].long()].to(wide)
-        idx = torch.arange(n_kv, dtype=kvi.dtype, device=kvi.device)
-        out = torch.empty(o.shape, dtype=wide, device=o.device)
-        self.extend_attention_fwd(q.to(wide), k.to(wide), v.to(wide), out, kc, kc[..., :vb.shape[-1]], qo, kvp, idx, *rest, **kw, page_size=1)
-        o.copy_(out)
-
-    def _vk_validate(self, args, sg_args, kw, plan) -> bool:
-        "`_vk_compare`, guarded: any exception inside validation turns the kernel off and lets SGLang's Triton write `o` (never raises into the forward)."
-        try: return self._vk_compare(args, sg_args, kw, plan)
-        except Exception as e:
-            B._disable(f"validation raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
-            return self._vk_refuse('validation raised: Triton serves the call')
-
-    def _vk_compare(self, args, sg_args, kw, plan) -> bool:
-        "Kernel into scratch, Triton into `o` (on SGLang's own arguments); serve the kernel's result only when the two agree within the parity bound."
-        q, k, v, o, kb, vb, qo, kvp, kvi, cm, causal, mi, mle, ks, vs, sm = args
-        scratch = torch.empty_like(o)
-        if not self._vk_launch((q, k, v, scratch, *args[4:]), plan, kw): return self._vk_refuse('the kernel declined the call')
-        self._vk_triton(sg_args, kw, o)
-        why = B.disagreement(scratch, o, q, k, v, kb, qo, kvp, kvi, cm, mi, sm, kw.get('logit_cap', 0.0), True, ks, vs)
-        B._count('validated')
-        if why is None:
-            o.copy_(scratch); B._count('served')
-            return True
-        B._count('mismatches')
-        layer = getattr(self.vk_layer, 'layer_id', '?')
-        B._mismatch_log(B.log.warning, f"verify_kernel validate: layer {layer}, q {list(q.shape)}, {qo.numel() - 1} requests, "
-                                   f"max_len_extend {mle}: kernel and Triton disagree ({why}); Triton's result served")
-        if B._stats['mismatches'] >= self.vk_config.max_mismatches:
-            B._disable(f"{B._stats['mismatches']} validation mismatches (VERIFY_KERNEL_MAX_MISMATCHES={self.vk_config.max_mismatches}); last: layer {layer}, {why}")
-        return True   # o holds Triton's result
