@@ -6,10 +6,10 @@
 from __future__ import annotations
 import atexit, functools, logging, os, threading, time, warnings, weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import torch
 from torch import Tensor
-from . import build, paged, parity
+from . import build, paged, parity, env_vars
 from .oracle import VerifyArgError, verify_attn_ref
 
 # %% auto #0
@@ -197,285 +197,9 @@ def _layer_key(q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices,
             tuple(id(x) if isinstance(x, Tensor) else x for n, x in kw.items() if n != 'max_bs'))
 
 # %% ../nbs/04_sglang_backend.ipynb #ec48dbd7
-_cls: dict = {}
-
 def backend_class() -> type:
-    "`VerifyKernelAttnBackend`, defined on first use on top of SGLang's `TritonAttnBackend` (importing this module imports no SGLang)."
-    if 'cls' in _cls: return _cls['cls']
-    TritonAttnBackend = _sg('sglang.srt.layers.attention.triton_backend').TritonAttnBackend
-
-    class VerifyKernelAttnBackend(TritonAttnBackend):
-        "SGLang's Triton backend whose MLA target_verify calls go to `verify_kernel.paged` through the verify hook; the rest stays Triton's."
-        vk_family = paged.PAGED                        # the extension that must build (a test swaps in a broken one)
-        vk_kernel = staticmethod(paged.verify_attn_fwd)  # the kernel entry (negative controls swap in broken ones)
-        vk_alloc = staticmethod(paged._aligned_bytes)    # (nbytes, device) -> uint8 workspace (a test injects an out-of-memory)
-        vk_own_workspaces = True   # False: the policy before issue 17 (paged's shared cache; one graph workspace for every backend)
-        vk_graph_fallback = True   # False: graphs hold the kernel alone (before issue 17: a turned-off kernel's launches still replay)
-
-        def __init__(self, model_runner, *args, **kwargs):
-            self.vk_config = config_from_env()        # a bad VERIFY_KERNEL_* value stops start-up here, naming the variable
-            super().__init__(model_runner, *args, **kwargs)
-            self.vk_layer = self.vk_batch = self._vk_graph_ws = self._vk_switch = None
-            self._vk_ws = dict(eager=None, graph=None)   # this backend's own workspaces: a plan lives in its owner's memory
-            self._vk_reserved = dict(eager=False, graph=False)
-            self._vk_calls = 0
-            self.vk_active = self.vk_config.mode != 'off' and self.use_mla
-            self.vk_refusal = self._vk_static_refusal(model_runner) if self.vk_active else None
-            if self.vk_active:                        # the verify hook of TritonAttnBackend.forward_extend; Dynamo does not
-                self.use_verify_shared_kv = True      # trace into it (its lock, id() and data_ptr() calls), as SGLang's own hook
-                self.verify_shared_kv_fwd = torch.compiler.disable(self._vk_hook)
-            _instances.add(self)
-            if self.vk_active and self.vk_refusal is None and self.vk_own_workspaces:
-                n = getattr(getattr(model_runner, 'server_args', None), 'speculative_num_draft_tokens', None)
-                if n:   # speculative decoding configured: the eager workspace of the largest batch, reserved now (before serving)
-                    bs = self.req_to_token_pool.size
-                    self._vk_reserve('eager', bs, int(n), bs * self.max_context_len,
-                                     '--max-running-requests, --speculative-num-draft-tokens or --context-length')
-
-        def _vk_static_refusal(self, runner) -> str|None:
-            "What refuses every target_verify batch of this backend (dtypes, kernel availability), or None."
-            dt = getattr(runner, 'dtype', None)
-            if dt is not None and dt != torch.bfloat16: return f"model dtype {str(dt).replace('torch.', '')} (served: bfloat16)"
-            cache = getattr(self.token_to_kv_pool, 'dtype', None)
-            if cache is not None and cache not in paged.CACHE_DTYPES:
-                return f"a {str(cache).replace('torch.', '')} KV cache (served: bfloat16, float8_e4m3fn)"
-            why = kernel_unavailable(self.device, self.vk_family)
-            return f"kernel unavailable: {why}" if why else None
-
-        # ---- memory: each backend owns its workspaces (two-batch overlap builds three backends whose plans are live together)
-        def _vk_need(self, bs:int, n:int, kv_len:int) -> int:
-            impl = 'cuda' if torch.device(self.device).type == 'cuda' else 'simt'
-            return paged.workspace_bytes(max(1, bs), self.num_head, max(1, n), impl, self.device, kv_indices_len=kv_len)
-
-        def _vk_reserve(self, kind:str, bs:int, n:int, kv_len:int, settings:str) -> Tensor:
-            "Reserve (or keep, when it fits) this backend's `kind` workspace for `bs` requests x `n` drafts over `kv_len` prefix entries; out of memory raises naming the settings to lower."
-            need = self._vk_need(bs, n, kv_len)
-            old = self._vk_ws[kind]
-            if old is not None and old.numel() >= need:
-                self._vk_reserved[kind] = True
-                return old
-            try: ws = self.vk_alloc(need, self.device)
-            except (torch.OutOfMemoryError, RuntimeError) as e:
-                raise RuntimeError(
-                    f"verify_kernel backend: cannot reserve {need / 2**20:.1f} MiB of {kind} workspace on {self.device} (batch {bs} x {n} drafts x "
-                    f"{self.num_head} heads, {kv_len} prefix entries): {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}. Lower "
-                    f"--mem-fraction-static to leave this room outside the KV pool, or lower {settings}; or serve with VERIFY_KERNEL_MODE=off") from e
-            self._vk_ws[kind], self._vk_reserved[kind] = ws, True
-            if old is not None: self._vk_unpin(old)
-            return ws
-
-        def _vk_unpin(self, ws:Tensor):
-            "A replaced workspace of this backend: the graphs that used it are gone (SGLang recaptures them all), so paged's capture pin goes too."
-            paged.unpin(ws)
-
-        def _vk_eager_workspace(self, bs:int, n:int, kv_len:int):
-            "This backend's eager workspace for a batch: the reserved one, or (nothing reserved) one grown with power-of-two headroom; a str: why not."
-            need, ws = self._vk_need(bs, n, kv_len), self._vk_ws['eager']
-            if ws is not None and ws.numel() >= need: return ws
-            if self._vk_reserved['eager']:
-                return (f"the batch needs {need} B of workspace, more than the {ws.numel()} B reserved at start-up (batch {bs} x {n} drafts, "
-                        f"{kv_len} prefix entries)")
-            try: self._vk_ws['eager'] = self.vk_alloc(max(need, self._vk_need(paged._pow2(bs), n, paged._pow2(kv_len))), self.device)
-            except (torch.OutOfMemoryError, RuntimeError) as e: return f"no memory for the batch's workspace ({need} B): {type(e).__name__}"
-            return self._vk_ws['eager']
-
-        def vk_workspace_bytes(self) -> dict:
-            "Bytes of workspace this backend holds: {'eager': ..., 'graph': ...}."
-            ws = dict(self._vk_ws)
-            if not self.vk_own_workspaces and self._vk_graph_ws is not None: ws['graph'] = self._vk_graph_ws
-            return {k: 0 if t is None else t.numel() for k, t in ws.items()}
-
-        # ---- a turned-off kernel under CUDA graphs: a device switch selects, in every captured layer, the kernel's rows or Triton's
-        def _vk_set_switch(self, on:bool):
-            "Point this backend's graph switch at the kernel (on) or at Triton (off); inside a capture, at the next out-of-graph step."
-            sw = self._vk_switch
-            if sw is None: return
-            if paged._capturing(self.device): sw['pending'] = on; return
-            sw['on'].fill_(int(on)); sw['off'].fill_(int(not on)); sw['pending'] = None
-
-        def _vk_gate(self, bs:int, serve:bool=True):
-            "Out of the graph, before every replay (device ops only): the kernel's and Triton's qo_indptr; `serve` False gives this batch to Triton."
-            sw = self._vk_switch
-            if sw['pending'] is not None and not paged._capturing(self.device): self._vk_set_switch(sw['pending'])
-            qo, vk_qo, tr_qo = self.qo_indptr[:bs + 1], sw['vk_qo'][:bs + 1], sw['tr_qo'][:bs + 1]
-            if serve:
-                torch.mul(qo, sw['on'], out=vk_qo)    # kernel on: the batch's rows; off: none (its launches do no work)
-                torch.mul(qo, sw['off'], out=tr_qo)   # kernel on: none (Triton's programs return at once); off: the batch's rows
-            else: vk_qo.zero_(); tr_qo.copy_(qo)      # a batch the captured kernel cannot serve (a refusal): Triton's
-            return vk_qo, tr_qo
-
-        # ---- per forward batch: decide once, plan once
-        def init_forward_metadata(self, forward_batch):
-            super().init_forward_metadata(forward_batch)
-            self.vk_batch = self._vk_plan(forward_batch, graph=False) if self.vk_active and forward_batch.forward_mode.is_target_verify() else None
-
-        def init_forward_metadata_out_graph(self, forward_batch, in_capture:bool=False):
-            super().init_forward_metadata_out_graph(forward_batch, in_capture)
-            if not (self.vk_active and forward_batch.forward_mode.is_target_verify()): self.vk_batch = None; return
-            b = self._vk_plan(forward_batch, graph=True, in_capture=in_capture)
-            if self._vk_switch is not None and self.vk_graph_fallback and 'refused' in b:   # graphs captured earlier: Triton's rows
-                self._vk_gate(len(forward_batch.req_pool_indices), serve=False)
-            self.vk_batch = b
-
-        def init_cuda_graph_state(self, max_bs:int, max_num_tokens:int, *args, **kwargs):
-            super().init_cuda_graph_state(max_bs, max_num_tokens, *args, **kwargs)
-            if not (self.vk_active and self.vk_refusal is None): return
-            n = max(1, max_num_tokens // max(1, max_bs))
-            if not self.vk_own_workspaces:   # the policy before issue 17: paged's cache, keyed by device and stream (one for every backend)
-                self._vk_graph_ws = paged.reserve_workspace(max_bs, self.device, num_heads=self.num_head, max_len_extend=n,
-                                                            kv_indices_len=self.cuda_graph_kv_indices.numel(), purpose='plan')
-            else:   # the plan workspace of the largest graph batch, this backend's for the process; a recapture keeps it when it fits
-                self._vk_reserve('graph', max_bs, n, self.cuda_graph_kv_indices.numel(), '--cuda-graph-max-bs or --context-length')
-            if self.vk_graph_fallback:
-                sw = self._vk_switch
-                if sw is None or sw['vk_qo'].numel() < max_bs + 1 or sw['vk_qo'].dtype != self.qo_indptr.dtype:
-                    on = not _stats['disabled']
-                    mk = lambda v: torch.full((1,), v, dtype=self.qo_indptr.dtype, device=self.device)
-                    self._vk_switch = dict(on=mk(int(on)), off=mk(int(not on)), pending=None,
-                                           vk_qo=torch.zeros(max_bs + 1, dtype=self.qo_indptr.dtype, device=self.device),
-                                           tr_qo=torch.zeros(max_bs + 1, dtype=self.qo_indptr.dtype, device=self.device))
-
-        def _vk_plan(self, fb, graph:bool, in_capture:bool=False) -> dict:
-            "This batch's plan (`paged.plan_verify`) on the metadata the Triton backend just built, or the reason it is refused."
-            if self.vk_refusal: return dict(refused=self.vk_refusal)
-            if _stats['disabled']: return dict(refused=f"kernel turned off after validation mismatches")
-            gate = None
-            if graph:   # SGLang's static buffers (capture and replay refill them in place): the captured launches read this plan
-                ws = self._vk_ws['graph'] if self.vk_own_workspaces else self._vk_graph_ws
-                if ws is None: return dict(refused='CUDA-graph batch without init_cuda_graph_state')
-                bs = len(fb.req_pool_indices)
-                n = self._target_verify_num_tokens_per_req(fb.spec_info)
-                if self._vk_switch is not None and self.vk_graph_fallback:
-                    cap = self._vk_switch.setdefault('widths', {})
-                    if in_capture: cap[bs] = n
-                    elif cap.get(bs, n) != n:   # the graph of this size was captured for another draft width: its launches are sized for it
-                        return dict(refused=f"a graph replay of {n} draft tokens a request on a graph captured for {cap[bs]}")
-                    gate = self._vk_gate(bs)    # the plan is made on the kernel's gated qo_indptr
-                use_mask = self._verify_mask is not None and fb.spec_info is not None and fb.spec_info.custom_mask is not None
-                t = dict(qo_indptr=self.qo_indptr[:bs + 1] if gate is None else gate[0], kv_indptr=self.kv_indptr[:bs + 1],
-                         kv_indices=self.cuda_graph_kv_indices, custom_mask=self._verify_mask.buffer if use_mask else None,
-                         mask_indptr=self.mask_indptr[:bs + 1] if use_mask else None)
-            else:
-                md = self.forward_metadata
-                bs, n = md.qo_indptr.numel() - 1, md.max_extend_len
-                t = dict(qo_indptr=md.qo_indptr, kv_indptr=md.kv_indptr, kv_indices=md.kv_indices, custom_mask=md.custom_mask,
-                         mask_indptr=md.mask_indptr if md.custom_mask is not None else None)
-                ws = self._vk_eager_workspace(bs, n, md.kv_indices.numel()) if self.vk_own_workspaces else None
-                if isinstance(ws, str): return dict(refused=ws)
-            try:
-                plan = paged.plan_verify(t['qo_indptr'], t['kv_indptr'], t['kv_indices'], t['custom_mask'], t['mask_indptr'], n,
-                                         num_tokens=bs * n, num_heads=self.num_head, workspace=ws)
-            except (VerifyArgError, RuntimeError) as e:
-                return dict(refused=f"plan_verify refused the batch: {str(e).splitlines()[0]}")
-            _count('graph_batches' if graph else 'batches')
-            return dict(plan=plan, graph=graph, layers={}, gate=gate)
-
-        # ---- per layer
-        def forward_extend(self, q, k, v, layer, forward_batch, *args, **kwargs):
-            self.vk_layer = layer   # for the validate log only
-            return super().forward_extend(q, k, v, layer, forward_batch, *args, **kwargs)
-
-        def _vk_refuse(self, reason:str) -> bool:
-            _count('refused', reason)
-            return False
-
-        def _vk_hook(self, q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr,
-                     max_len_extend, k_scale, v_scale, sm_scale=None, **kw) -> bool:
-            "SGLang's verify hook: True when `o` holds the result, False to let Triton compute it."
-            b = self.vk_batch
-            if b is None: return self._vk_refuse('no plan: the metadata of this batch was not built by this backend')
-            if 'refused' in b: return self._vk_refuse(b['refused'])
-            if _stats['disabled']: return self._vk_refuse('kernel turned off after validation mismatches')
-            sg_args = (q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
-                       k_scale, v_scale, sm_scale)
-            if k.dtype == torch.float8_e4m3fn and q.dtype == torch.bfloat16:   # SGLang casts the drafts to an fp8 cache's dtype:
-                k, v = k.to(torch.bfloat16), v.to(torch.bfloat16)              # exact (every e4m3 value is a bf16 value), T rows only
-            gate = b.get('gate')   # a graph batch: the kernel reads its gated qo_indptr (the plan was made on it), Triton the other
-            args = (q, k, v, *sg_args[3:6], sg_args[6] if gate is None else gate[0], *sg_args[7:])
-            key = _layer_key(*args, kw)
-            why = b['layers'].get(key, False)
-            if why is False:   # the first layer of this shape in the batch: every check once
-                try:
-                    why = paged.why_not_served(*args, **kw)
-                    if why is None:
-                        why = b['plan'].mismatch(q, max_len_extend, b['plan'].impl, qo_indptr=args[6], kv_indptr=kv_indptr,
-                                                 kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
-                        why = why and f"the batch's plan does not fit this call: {why}"
-                except Exception as e: why = f"the call could not be checked: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                b['layers'][key] = why
-            if why: return self._vk_refuse(why)
-            kw = {'logit_cap': kw.get('logit_cap', 0.0)}   # the rest were checked above (served values only)
-            if self.vk_config.mode == 'validate':
-                if b['graph']: return self._vk_refuse('validate mode: a CUDA-graph batch cannot be compared on the host')
-                n = self._vk_calls; self._vk_calls += 1
-                if n % self.vk_config.validate_every == 0: return self._vk_validate(args, sg_args, kw, b['plan'])
-            if not self._vk_launch(args, b['plan'], kw): return self._vk_refuse('the kernel declined the call')
-            if gate is not None and not self._vk_graph_triton(sg_args, kw, gate[1]):
-                return self._vk_refuse("Triton's launch beside the kernel failed in a graph batch (Triton serves it alone)")
-            _count('served')
-            return True
-
-        def _vk_graph_triton(self, sg_args, kw, tr_qo) -> bool:
-            "Triton's kernel after the kernel's in a graph batch, on the gated qo_indptr: no rows while the kernel is on (every program returns at once), every row once it is off."
-            q, k, v, o, kb, vb, _, *rest = sg_args
-            try: self.extend_attention_fwd(q, k, v, o, kb, vb, tr_qo, *rest, **kw, page_size=self.page_size)
-            except Exception as e:
-                log.warning(f"verify_kernel backend: Triton's launch beside the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:200]}")
-                return False
-            return True
-
-        def _vk_launch(self, args, plan, kw) -> bool:
-            "The kernel on `args`; an exception from it (a bug: the call passed every check) turns the kernel off and Triton serves."
-            try: return self.vk_kernel(*args, plan=plan, check_args=False, **kw)
-            except Exception as e:
-                _disable(f"the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
-                return False
-
-        def _vk_triton(self, args, kw, o):
-            "SGLang's `extend_attention_fwd` into `o`, on SGLang's own tensors; for an fp8 cache, or Triton interpreted (CPU), on the referenced cache rows widened."
-            q, k, v, _, kb, vb, qo, kvp, kvi, *rest = args
-            interp = _interpreted()
-            if not interp and kb.dtype != torch.float8_e4m3fn:
-                return self.extend_attention_fwd(*args, **kw, page_size=self.page_size)
-            # Compiled Triton on an fp8 cache rounds q and P to e4m3 (an error far beyond the bf16 bound the comparison uses), and the
-            # interpreter computes bf16 and fp8 dots wrongly: so the validator gets the rows the batch references, widened exactly
-            # (to bf16; to fp32 in the interpreter) - the same math the kernel does on the dequantized cache.
-            wide = torch.float32 if interp else torch.bfloat16
-            n_kv = int(kvp[-1])
-            kc = kb[kvi[:n_kv].long()].to(wide)
-            idx = torch.arange(n_kv, dtype=kvi.dtype, device=kvi.device)
-            out = torch.empty(o.shape, dtype=wide, device=o.device)
-            self.extend_attention_fwd(q.to(wide), k.to(wide), v.to(wide), out, kc, kc[..., :vb.shape[-1]], qo, kvp, idx, *rest, **kw, page_size=1)
-            o.copy_(out)
-
-        def _vk_validate(self, args, sg_args, kw, plan) -> bool:
-            "`_vk_compare`, guarded: any exception inside validation turns the kernel off and lets SGLang's Triton write `o` (never raises into the forward)."
-            try: return self._vk_compare(args, sg_args, kw, plan)
-            except Exception as e:
-                _disable(f"validation raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
-                return self._vk_refuse('validation raised: Triton serves the call')
-
-        def _vk_compare(self, args, sg_args, kw, plan) -> bool:
-            "Kernel into scratch, Triton into `o` (on SGLang's own arguments); serve the kernel's result only when the two agree within the parity bound."
-            q, k, v, o, kb, vb, qo, kvp, kvi, cm, causal, mi, mle, ks, vs, sm = args
-            scratch = torch.empty_like(o)
-            if not self._vk_launch((q, k, v, scratch, *args[4:]), plan, kw): return self._vk_refuse('the kernel declined the call')
-            self._vk_triton(sg_args, kw, o)
-            why = disagreement(scratch, o, q, k, v, kb, qo, kvp, kvi, cm, mi, sm, kw.get('logit_cap', 0.0), True, ks, vs)
-            _count('validated')
-            if why is None:
-                o.copy_(scratch); _count('served')
-                return True
-            _count('mismatches')
-            layer = getattr(self.vk_layer, 'layer_id', '?')
-            _mismatch_log(log.warning, f"verify_kernel validate: layer {layer}, q {list(q.shape)}, {qo.numel() - 1} requests, "
-                                       f"max_len_extend {mle}: kernel and Triton disagree ({why}); Triton's result served")
-            if _stats['mismatches'] >= self.vk_config.max_mismatches:
-                _disable(f"{_stats['mismatches']} validation mismatches (VERIFY_KERNEL_MAX_MISMATCHES={self.vk_config.max_mismatches}); last: layer {layer}, {why}")
-            return True   # o holds Triton's result
-
-    VerifyKernelAttnBackend.__module__ = __name__
-    _cls['cls'] = VerifyKernelAttnBackend
+    "`VerifyKernelAttnBackend`, from `verify_kernel.sglang_backend` (chapter 04a; imported on first use: it imports SGLang's `TritonAttnBackend`)."
+    from verify_kernel.sglang_backend import VerifyKernelAttnBackend
     return VerifyKernelAttnBackend
 
 def __getattr__(name):
@@ -510,6 +234,7 @@ def register():
     choices = _sg('sglang.srt.arg_groups.choices')
     if BACKEND_NAME not in choices.ATTENTION_BACKEND_CHOICES: choices.add_attention_backend_choices([BACKEND_NAME])
     _sg('sglang.srt.layers.attention.attention_registry').ATTENTION_BACKENDS[BACKEND_NAME] = create_backend
+    backend_class()                       # loads verify_kernel.sglang_backend, the module of the class (it imports SGLang's TritonAttnBackend)
     if not _registered: atexit.register(_log_summary); _registered['atexit'] = True
     from verify_kernel import defrag      # VERIFY_KERNEL_DEFRAG >= 1: the tier-0 allocator through SGLang's HookRegistry (chapter 06)
     defrag.install_from_env()
@@ -544,6 +269,7 @@ class KitResult:
     validated: int
     mismatches: int
     note: str = ''
+    outputs: tuple = field(default=(), repr=False, compare=False)   # what the kit compared: each forward's output
     def line(self) -> str:
         c = self.case
         ref = '; '.join(f"{n} {r}" for r, n in self.refused.items())
@@ -556,7 +282,13 @@ def _kit():
     M = _sg('sglang.test.kits.attention_unittest.attention_methods.mla_attention')
     return R, M, _sg('sglang.srt.model_executor.forward_batch_info').ForwardMode
 
-def _kit_fp8(tc, case, c, R, M, device):
+def _recording(forward, outs:list):
+    "The kit's `run_mla_forward`-like `forward`, keeping a copy of each output (what the kit compares) in `outs`."
+    def run(fixture, batch, inputs):
+        y = forward(fixture, batch, inputs); outs.append(y.detach().clone()); return y
+    return run
+
+def _kit_fp8(tc, case, c, R, M, device, forward):
     "The steps of the kit's `run_mla_eagle_verify_case` on its fixture with `fp8_kv_cache=True` (the kit has no fp8 verify runner); returns (actual, expected)."
     fx = M.build_mla_attention_fixture(tc, case, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len,
                                        dtype=c.dtype, device=device, fp8_kv_cache=True)
@@ -568,7 +300,7 @@ def _kit_fp8(tc, case, c, R, M, device):
     FC = _sg('sglang.srt.model_executor.forward_context')
     with torch.no_grad(), FC.forward_context(FC.ForwardContext(attn_backend=fx.backend)):
         fx.backend.init_forward_metadata(fx.forward_batch)
-        actual = M.run_mla_forward(fx, fx.forward_batch, inputs)
+        actual = forward(fx, fx.forward_batch, inputs)
     return actual, expected
 
 def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitResult:
@@ -579,15 +311,11 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
     case = M.MLAAttentionCase(c.name, backend, FM.TARGET_VERIFY, c.heads, c.page_size, tuple(c.prefix_lens), (c.drafts,) * len(c.prefix_lens))
     kw = dict(topk=c.topk, spec_kind=c.spec_kind, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len,
               dtype=c.dtype, device=device)
-    tc, before, t0, note = unittest.TestCase(), stats(), time.time(), ''
+    tc, before, t0, note, outs = unittest.TestCase(), stats(), time.time(), '', []
+    forward = _recording(M.run_mla_forward, outs)
     try:
         if c.fp8_kv_cache:   # judged by validate mode: the kernel against Triton on the same fp8 cache, within the parity bound
-            mode = os.environ.get(ENV_MODE)
-            os.environ[ENV_MODE] = 'validate'
-            try: actual, expected = _kit_fp8(tc, case, c, R, M, device)
-            finally:
-                if mode is None: os.environ.pop(ENV_MODE, None)
-                else: os.environ[ENV_MODE] = mode
+            with env_vars(**{ENV_MODE: 'validate'}): actual, expected = _kit_fp8(tc, case, c, R, M, device, forward)
             note = (f"the kit's bf16-cache reference differs by {float((actual.detach().float() - expected.detach().float()).abs().max()):.3f} "
                     f"(fp8 quantization of the cache; the kit has no fp8 verify tolerance)")
         elif c.graph:   # the kit's MLA graph runner (run_mla_eagle_verify_cuda_graph_case) on a contiguous-layout fixture, see below
@@ -595,10 +323,13 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
                 tc, case, topk=c.topk, spec_kind=c.spec_kind, build_fixture=functools.partial(M.build_mla_attention_fixture, loc_layout='contiguous'),
                 make_case_with_prefix_lens=M.make_mla_case_with_prefix_lens, make_forward_batch=M._make_forward_batch,
                 fixture_inputs=M.mla_fixture_inputs, make_capture_inputs=M.make_mla_random_inputs, make_replay_inputs=M.make_mla_padded_replay_inputs,
-                prepare_inputs=M.prepare_mla_runner_inputs, run_forward=M.run_mla_forward, reference_fn=M.mla_attention_reference_with_custom_mask,
+                prepare_inputs=M.prepare_mla_runner_inputs, run_forward=forward, reference_fn=M.mla_attention_reference_with_custom_mask,
                 build_kwargs=dict(kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64, max_context_len=c.max_context_len, dtype=c.dtype, device=device),
                 max_context_len=c.max_context_len, dtype=c.dtype, device=device, capture_batch_size=4, atol=M.MLA_ATOL, rtol=M.MLA_RTOL)
-        else: R.run_mla_eagle_verify_case(tc, case, **kw)
+        else:
+            kit_forward, R.run_mla_forward = R.run_mla_forward, forward   # the kit's runner calls its module's name: record its outputs
+            try: R.run_mla_eagle_verify_case(tc, case, **kw)
+            finally: R.run_mla_forward = kit_forward
         status = 'PASS'
     except unittest.SkipTest as e: status, note = 'FAIL', f"the kit skipped the case: {e}"
     except AssertionError as e: status, note = 'FAIL', ' '.join(str(e).split())[:300]
@@ -608,7 +339,7 @@ def run_kit_case(c:KitCase, backend:str=BACKEND_NAME, device:str='cpu') -> KitRe
         status = 'FAIL'; note = 'not validated against Triton, or a mismatch; ' + note
     refused = {r: n - before['refused'].get(r, 0) for r, n in after['refused'].items() if n != before['refused'].get(r, 0)}
     return KitResult(c, backend, status, time.time() - t0, after['served'] - before['served'], refused,
-                     after['validated'] - before['validated'], after['mismatches'] - before['mismatches'], note)
+                     after['validated'] - before['validated'], after['mismatches'] - before['mismatches'], note, tuple(outs))
 
 # %% ../nbs/04_sglang_backend.ipynb #0ff789b7
 def check_cases() -> list:
