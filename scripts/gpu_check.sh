@@ -1,44 +1,64 @@
 #!/usr/bin/env bash
-# scripts/gpu_check.sh OUTDIR - the project's one-shot GPU check.
+# scripts/gpu_check.sh OUTDIR - the project's one-shot GPU check, sized to one lent-machine call.
 #
-# On a machine with an NVIDIA GPU (the lent H200, an RTX PRO 6000 Blackwell box, ...): build every
-# kernel family for this GPU, then execute every notebook that has `#| gpu` cells in "gpu-only"
-# mode (export/import cells + gpu cells; the CPU emulator tests are CI's job), keeping their
-# outputs (measured numbers, plots, with GPU name and date) in the notebooks. Writes to OUTDIR:
-#   gpu_check.log        everything printed
-#   summary.txt          one line per step (PASS/FAIL, seconds) - printed last
-#   notebooks.tgz        the executed notebooks (copy them back into nbs/ to keep the outputs)
-#   nvidia-smi.txt       the card as found
-#   check/               verify-kernel check's report.md, check.json and plots (step 0)
-# Budget: about 12 minutes on one H200 (builds ~3 min on 16 cores, verify-kernel check ~4 min, each notebook's gpu cells sized to fit).
-# Dependencies: uses .venv/bin/python if present, else python3 plus .gpu_payload/ (made here by
-# scripts/prepare_gpu_payload.sh and carried to the device machine) installed to /tmp/vk_site.
+# On a machine with an NVIDIA GPU (the lent H200, an RTX PRO 6000 Blackwell box, ...): build every kernel family for this
+# GPU, run `verify-kernel check` one step at a time (each step's report kept as soon as it ends), then the `#| gpu` cells of
+# the notebooks while time is left, keeping their outputs (measured numbers, plots, GPU name and date) in the notebooks.
+#
+# Time: the whole script keeps to VK_GPU_BUDGET_S seconds (default 540: a lent machine's call is cut at 600 s). Each step
+# has its own cap below and never starts with less than its floor left; a step that does not fit is recorded as SKIP.
+# Caps (seconds), from what each step runs, not measured on a GPU yet (the first run's summary.txt gives the real times):
+#   install 30; build 240 (5 builds at once: nvcc of the paged/flash/probe/self-test families for one arch and the
+#   emulator's self-test build, 117 + 65 + 140 + 60 CPU s on the 2-core CPU machine, 2026-12-03: the longest, the
+#   self-test's nvcc, bounds the wall time); check (a) 90 (8 fidelity kernels x 60 calls + the accumulation probe's 16
+#   calls and 50 models x 2,048 outputs in Python, ~20 s on the CPU); (b) 120 (4 serving batches, 8K-128K, fp64 oracle);
+#   (d) 60 (one capture, 20 replays); (e) 150 (8 shapes x 20 reps, two kernels, Triton's JIT); (c) 90 (SGLang's kit);
+#   notebooks: what is left, 240 a notebook at most.
+# Writes to OUTDIR (at most 8 files come back from a lent machine, so the reports travel as one archive):
+#   gpu_check.log   everything printed
+#   summary.txt     one line a step: PASS / FAIL / SKIP with seconds (printed last)
+#   results.tgz     check-<step>/ (report.md, check.json, plots, mma_probe.pt), nvidia-smi.txt; rewritten after every step,
+#                   so a run cut short still brings back what it measured
+#   notebooks.tgz   the notebooks whose gpu cells ran, outputs kept (copy them into nbs/)
+# Dependencies: .venv/bin/python if present, else python3 plus .gpu_payload/ (scripts/prepare_gpu_payload.sh, carried to the
+# device machine): installed to /tmp/vk_site.
 set -uo pipefail
 OUT=${1:?usage: scripts/gpu_check.sh OUTDIR}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/.."
-export PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1 VK_PCH=${VK_PCH:-0}   # one build a flag set here: a precompiled header would cost more than it saves
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+BUDGET=${VK_GPU_BUDGET_S:-540}
+STAGE=$(mktemp -d /tmp/vk_gpu_results.XXXX)
 exec > >(tee "$OUT/gpu_check.log") 2>&1
 summary="$OUT/summary.txt"; : > "$summary"
-step() { # step NAME CMD... : run, time, record PASS/FAIL
-  local name=$1; shift; local t0=$(date +%s)
-  echo "=== $name"
-  if "$@"; then echo "PASS $name ($(( $(date +%s)-t0 )) s)" >> "$summary"
-  else echo "FAIL $name ($(( $(date +%s)-t0 )) s)" >> "$summary"; fi
-}
 t_start=$(date +%s)
+left() { echo $(( BUDGET - ($(date +%s) - t_start) )); }
+pack() { tar -C "$STAGE" -czf "$OUT/results.tgz.tmp" . 2>/dev/null && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
+step() { # step NAME CAP FLOOR CMD... : run under min(CAP, time left), record PASS/FAIL/SKIP, repack the results
+  local name=$1 cap=$2 floor=$3; shift 3
+  local l=$(left); local t=$(( cap < l ? cap : l ))
+  if [ "$t" -lt "$floor" ]; then echo "SKIP $name (only ${l} s left, needs ${floor})" | tee -a "$summary"; return; fi
+  echo "=== $name (cap ${t} s)"; local t0=$(date +%s)
+  timeout "$t" bash -c '"$@"' _ "$@"; local rc=$?   # bash -c: the steps may be this script's functions (exported)
+  local s="PASS"; [ $rc -ne 0 ] && s="FAIL"; [ $rc -eq 124 ] && s="FAIL (timed out)"
+  echo "$s $name ($(( $(date +%s)-t0 )) s)" >> "$summary"; tail -1 "$summary"
+  pack
+}
 date -u +"date: %Y-%m-%d %H:%M UTC"
-nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || echo "nvidia-smi failed"
-head -15 "$OUT/nvidia-smi.txt"
+nvidia-smi > "$STAGE/nvidia-smi.txt" 2>&1 || echo "nvidia-smi failed"
+head -15 "$STAGE/nvidia-smi.txt"
 
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python
 else
   PY=python3
   if [ -d .gpu_payload ]; then
-    $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/vk_site .gpu_payload/wheels/*.whl \
-      && tar -C /tmp/vk_site -xzf .gpu_payload/sglang-*-py.tgz \
-      || echo "WARNING: installing .gpu_payload failed"
+    install_payload() {
+      $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/vk_site .gpu_payload/wheels/*.whl \
+        && tar -C /tmp/vk_site -xzf .gpu_payload/sglang-*-py.tgz
+    }
+    export PY; export -f install_payload
+    step "install .gpu_payload" 30 10 install_payload
     export PYTHONPATH=/tmp/vk_site:$PWD${PYTHONPATH:+:$PYTHONPATH}
   else
     echo "WARNING: no .venv and no .gpu_payload: notebooks need fastcore<2 and execnb<0.2 (run scripts/prepare_gpu_payload.sh here and carry .gpu_payload)"
@@ -56,22 +76,34 @@ try:
 except Exception as e: print('triton unavailable:', e)
 PY
 
-# 0. the one ordered verdict, as a GPU owner runs it: `verify-kernel build` (every family for this GPU, 4 at a time,
-#    and the emulator's self-test build that check step (a) compares the GPU against), then `verify-kernel check`
-#    (emulator fidelity, kernel parity at serving sizes, SGLang's kit, CUDA graph capture, benchmark; stops at the
-#    first failing layer): report.md + check.json in $OUT/check. The notebooks below load the cached builds.
 vk() { $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
-step "verify-kernel build (this GPU)" vk build -j 4
-step "verify-kernel build --impl simt --family selftest" vk build --impl simt --family selftest
-step "verify-kernel check (trust order)" timeout 600 $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(['check', '--out', '$OUT/check']))"
-[ -f "$OUT/check/report.md" ] && head -30 "$OUT/check/report.md"
+# 1. every family for this GPU plus the emulator's self-test build (check step a compares the two), all at once
+build_all() {
+  vk build --impl simt --family selftest > "$STAGE/build-simt.log" 2>&1 & local simt=$!
+  vk build -j 4; local rc=$?
+  wait $simt; local rs=$?; cat "$STAGE/build-simt.log"
+  return $(( rc || rs ))
+}
+export PY STAGE; export -f vk build_all check_step
+step "verify-kernel build (this GPU + the emulator's self-test)" 240 60 build_all
 
-# 2. the gpu cells of every notebook that has them (outputs kept in the notebooks)
-nbs=$(grep -l '^ *"#| gpu' nbs/*.ipynb 2>/dev/null | sort)   # notebooks with gpu-flagged code cells
-for nb in $nbs; do
-  step "gpu cells of $(basename $nb)" timeout 420 $PY scripts/execute_nb.py --gpu-only --flags "gpu" "$nb"
+# 2. `verify-kernel check`, one step a process so that each report is kept when it ends: (a) fidelity and the accumulation
+#    probe, (b) parity at serving sizes, (d) CUDA graph capture, (e) the benchmark, (c) SGLang's kit
+check_step() { vk check --steps "$1" --no-progress --keep-going --out "$STAGE/check-$1"; local rc=$?; head -40 "$STAGE/check-$1/report.md" 2>/dev/null; return $rc; }
+step "check (a) emulator fidelity + mma accumulation probe" 90 30 check_step a
+step "check (b) parity at serving sizes" 120 40 check_step b
+step "check (d) CUDA graph capture" 60 20 check_step d
+step "check (e) benchmark vs SGLang's Triton kernel" 150 60 check_step e
+step "check (c) SGLang's kit through the backend" 90 40 check_step c
+
+# 3. the gpu cells of the notebooks that have them, most informative first, while time is left (outputs kept in the notebooks)
+ran=()
+for nb in nbs/90_bench.ipynb nbs/03_paged_bf16.ipynb nbs/05_cuda_graphs.ipynb nbs/02_flash.ipynb nbs/01_simt.ipynb \
+          nbs/04_sglang_backend.ipynb nbs/06_kv_defrag.ipynb nbs/00c_sglang.ipynb nbs/01b_build.ipynb; do
+  grep -q '^ *"#| gpu' "$nb" 2>/dev/null || continue
+  step "gpu cells of $(basename $nb)" 240 45 $PY scripts/execute_nb.py --gpu-only --flags "gpu" "$nb" && ran+=("$nb")
 done
-tar -czf "$OUT/notebooks.tgz" $nbs 2>/dev/null
-
-echo; echo "=== summary (total $(( $(date +%s)-t_start )) s)"; cat "$summary"
+[ ${#ran[@]} -gt 0 ] && tar -czf "$OUT/notebooks.tgz" "${ran[@]}" 2>/dev/null
+pack
+echo; echo "=== summary (total $(( $(date +%s)-t_start )) s of ${BUDGET})"; cat "$summary"
 ! grep -q '^FAIL' "$summary"

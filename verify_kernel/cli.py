@@ -12,10 +12,12 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult', 'run_steps',
-           'verdict', 'environment', 'write_report', 'fidelity_cases', 'fidelity_rows', 'step_fidelity',
-           'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections',
-           'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'main']
+__all__ = ['MMA_MODES', 'MMA_EMULATOR_MODE', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step',
+           'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
+           'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching', 'mma_probe',
+           'step_fidelity', 'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps',
+           'extra_sections', 'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main',
+           'main']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -266,6 +268,26 @@ def _shfl_defined(b, mode, width, mask, n):
         ok.append(bool(mask >> (j if valid else lane) & 1))
     return torch.tensor(ok)
 
+def conversion_values(seed:int=0) -> torch.Tensor:
+    """fp32 values whose conversion to bf16/fp16 is easy to get wrong: exact ties and their neighbours at every exponent (even and
+    odd kept bit), fp32 subnormals, the fp16 subnormal and overflow edges, the largest finite values, +-0, +-inf, NaNs with payloads."""
+    g = torch.Generator().manual_seed(seed)
+    exps = torch.arange(1, 255, dtype=torch.int64)
+    hi = torch.randint(0, 1 << 7, (exps.numel(),), generator=g, dtype=torch.int64)
+    pats = []
+    for low in (0x8000, 0x7fff, 0x8001, 0x0000, 0xffff):                      # bf16 ties and neighbours (low 16 bits)
+        for odd in (0, 1): pats.append((exps << 23) | (((hi << 1) | odd) << 16) | low)
+    for low in (0x1000, 0x0fff, 0x1001):                                      # fp16 ties (low 13 bits) at fp16's exponents
+        e16 = torch.arange(127 - 25, 127 + 16, dtype=torch.int64)
+        for odd in (0, 1): pats.append((e16 << 23) | (((torch.randint(0, 1 << 9, (e16.numel(),), generator=g, dtype=torch.int64) << 1) | odd) << 13) | low)
+    pats.append(torch.randint(1, 1 << 23, (64,), generator=g, dtype=torch.int64))          # fp32 subnormals
+    pats.append(torch.tensor([0x00000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0x7f7f8000, 0x7f7f7fff, 0x477fe000, 0x477fefff,
+                              0x477ff000, 0x477fffff, 0x33000000, 0x33000001, 0x337fffff, 0x387fc000, 0x387fe000, 0x00000000,
+                              0x7f800000, 0x7fc00000, 0x7f800001, 0x7fa00000, 0x7fffffff]))
+    bits = torch.cat([t.flatten() for t in pats])
+    bits = torch.cat([bits, bits | (1 << 31)])                               # both signs
+    return (bits - ((bits >> 31) << 32)).to(torch.int32).view(torch.float32)
+
 def fidelity_cases(seed:int=0) -> list[tuple]:
     "(check, self-test function, args, select) of step (a): `select(emulated, native)` -> the parts that must be bitwise equal."
     g = torch.Generator().manual_seed(seed)
@@ -294,6 +316,10 @@ def fidelity_cases(seed:int=0) -> list[tuple]:
                   lambda e, d: (torch.cat([_bits(e[2]).flatten(), _bits(e[1][even]).flatten()]), torch.cat([_bits(d[2]).flatten(), _bits(d[1][even]).flatten()]))))
     bits16 = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16)
     cases += [(f'bf16/fp16 -> fp32 conversion, every pattern (mode {m})', 'st_convert', (bits16, m), whole) for m in (0, 1)]
+    f32 = conversion_values(seed)
+    cases += [(f'fp32 -> {n} (rn): ties, subnormals, overflow, NaN, inf ({f32.numel()} values)', 'st_convert', (f32, m), whole)
+              for m, n in ((2, 'bf16'), (3, 'fp16'), (4, 'bf16x2 pack'), (5, 'fp16x2 pack'))]
+    cases.append(('e4m3 -> bf16 (the fp8 cache), all 256 codes', 'st_convert', (torch.arange(256, dtype=torch.uint8).view(torch.int32), 6), whole))
     qi = torch.randint(-4, 5, (128, 576), generator=g).bfloat16(); kvi = torch.randint(-4, 5, (512, 576), generator=g).bfloat16()
     cases.append(('tensor-core GEMM 128x576 . 512x576^T (exact sums)', 'st_gemm_tc', (qi, kvi, True), whole))
     return cases
@@ -318,11 +344,124 @@ def fidelity_rows(emulated, native, cases=None,
             rows.append(dict(check=name, function=fn, status='FAIL', detail=f"{type(x).__name__}: {x}"[:300]))
     return rows
 
+# %% ../nbs/80_check.ipynb #34a265d9
+# The mma.sync accumulation probe: which fp32 accumulation a card's m16n8k16 (bf16/fp16 in, fp32 out) implements, bitwise.
+# Candidate models (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 7:e330, 2021,
+# measured on V100/T4/A100): the products are exact; the accumulator C and a block of products are aligned to the largest
+# exponent among them, each term cut to `24 + extra` bits below that exponent (toward zero), summed exactly, and the sum
+# normalized to fp32 (toward zero); a block of 16 products (k=16) may be processed as 16/B blocks chained through the
+# accumulator. 'exact' is the emulator's default (the 16 products summed in double, plus C, rounded once); 'fma' is a
+# sequential fp32 fused multiply-add chain.
+import fractions, itertools, math
+
+def _round_f32(S:int, q:int, mode:str) -> float:
+    "S * 2**q (S an int) rounded to fp32 by `mode` ('rz' toward zero, 'rn' to nearest even); normal range only."
+    if S == 0: return 0.0
+    sign, m = (-1 if S < 0 else 1), abs(S)
+    shift = m.bit_length() - 24
+    if shift > 0:
+        kept, rest = m >> shift, m & ((1 << shift) - 1)
+        if mode == 'rn':
+            half = 1 << (shift - 1)
+            if rest > half or (rest == half and kept & 1): kept += 1
+        m, q = kept, q + shift
+    return sign * math.ldexp(m, q)
+
+def _cut(t:float, q:int, term:str) -> int:
+    "t / 2**q, cut to an integer: toward zero ('rz') or toward minus infinity ('rd', a two's-complement shift)."
+    f = fractions.Fraction(t) / fractions.Fraction(2) ** q
+    return math.trunc(f) if term == 'rz' else math.floor(f)
+
+def mma_model(a:list, b:list, c:float, mode:str) -> float:
+    "One output of D = A.B + C for the k products a[i]*b[i] (floats) under accumulation `mode` (a name from `MMA_MODES`)."
+    import numpy as np
+    if mode == 'exact':
+        s = 0.0
+        for x, y in zip(a, b): s += x * y
+        return float(np.float32(s + c))
+    if mode == 'fma':
+        s = np.float32(c)
+        for x, y in zip(a, b): s = np.float32(float(fractions.Fraction(x) * fractions.Fraction(y) + fractions.Fraction(float(s))))
+        return float(s)
+    _, B, E, term, final = mode.split(':')            # 'trunc:B:E:term:final'
+    B, E, acc = int(B), int(E), float(c)
+    for s0 in range(0, len(a), B):
+        terms = [acc] + [x * y for x, y in zip(a[s0:s0 + B], b[s0:s0 + B])]
+        nz = [t for t in terms if t != 0]
+        if not nz: acc = 0.0; continue
+        emax = max(math.frexp(t)[1] - 1 for t in nz)
+        q = emax - 23 - E
+        acc = _round_f32(sum(_cut(t, q, term) for t in terms), q, final)
+    return float(acc)
+
+MMA_MODES = ('exact', 'fma') + tuple(f'trunc:{B}:{E}:{t}:{f}' for B in (4, 8, 16) for E in (0, 1, 2, 3) for t in ('rz', 'rd') for f in ('rz', 'rn'))
+
+def mma_probe_inputs(dtype, cases:int=16, seed:int=0) -> list[tuple]:
+    "(A [16,16], B [16,8], C [16,8]) triples whose sums are NOT exact in fp32: products and C spread over 2**-10..2**10, mixed signs."
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for i in range(cases):
+        sa, sb = 2.0 ** torch.randint(-5, 6, (16, 16), generator=g), 2.0 ** torch.randint(-5, 6, (16, 8), generator=g)
+        A = (torch.randn(16, 16, generator=g) * sa).to(dtype); B = (torch.randn(16, 8, generator=g) * sb).to(dtype)
+        C = (torch.randn(16, 8, generator=g) * 2.0 ** torch.randint(-4, 8, (16, 8), generator=g)).float()
+        if i % 4 == 3: C = -(A.double() @ B.double()).float() * (1 + 2.0 ** -20)   # near-total cancellation
+        out.append((A, B, C))
+    return out
+
+def mma_model_outputs(A, B, C, mode:str):
+    "D [16,8] fp32 of one m16n8k16 under `mode`."
+    Ad, Bd, Cd = A.double().tolist(), B.double().t().tolist(), C.double().tolist()
+    return torch.tensor([[mma_model(Ad[i], Bd[j], Cd[i][j], mode) for j in range(8)] for i in range(16)], dtype=torch.float32)
+
+def mma_modes_matching(inputs, outputs, modes=MMA_MODES) -> dict:
+    "For each candidate mode, how many of the outputs (bitwise) it misses on these probe inputs; 0 = this mode explains them all."
+    miss = {}
+    for m in modes:
+        n = 0
+        for (A, B, C), D in zip(inputs, outputs):
+            n += int((mma_model_outputs(A, B, C, m).view(torch.int32) != D.cpu().view(torch.int32)).sum())
+        miss[m] = n
+    return miss
+
+MMA_EMULATOR_MODE = 'exact'   # what the emulator's mma.sync implements (csrc/simt/runtime.cpp, kMma)
+
+def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.synchronize(), cases:int=8, emulator_mode:str|None=None):
+    """Step (a)'s accumulation probe: `cases` m16n8k16 products a dtype whose sums are not exact in fp32, run on `native`, matched
+    bitwise against every mode of `MMA_MODES`. Returns (rows, raw): a row a dtype (PASS when the mode the emulator runs in explains
+    every output bitwise; the detail names the modes that do) and the raw inputs/outputs (saved beside the report)."""
+    emulator_mode = emulator_mode or MMA_EMULATOR_MODE
+    rows, raw = [], {}
+    for dt in (torch.bfloat16, torch.float16):
+        name = str(dt).replace('torch.', '')
+        try:
+            inputs = mma_probe_inputs(dt, cases)
+            outs = [native.st_mma(to_native(A), to_native(B), to_native(C), False) for A, B, C in inputs]; sync()
+            outs = [o.cpu() for o in outs]
+            miss = mma_modes_matching(inputs, outs)
+            match = [m for m, n in miss.items() if n == 0]
+            near = sorted(miss.items(), key=lambda kv: kv[1])[:3]
+            raw[name] = dict(inputs=inputs, outputs=outs, misses=miss)
+            ok = emulator_mode in match
+            rows.append(dict(check=f'mma.sync m16n8k16 {name} fp32 accumulation ({cases * 128} inexact sums)', function='st_mma',
+                             status='PASS' if ok else 'FAIL', mode=', '.join(match) or 'none of the candidates',
+                             detail=(f"the card accumulates as {', '.join(match)}" if match else
+                                     f"no candidate mode explains every output; nearest: {near}") +
+                                    ('' if ok else f"; the emulator runs '{emulator_mode}', which misses {miss.get(emulator_mode, 'all')} outputs")))
+        except Exception as x:
+            rows.append(dict(check=f'mma.sync m16n8k16 {name} fp32 accumulation', function='st_mma', status='FAIL', mode='',
+                             detail=f"{type(x).__name__}: {x}"[:300]))
+    return rows, raw
+
 def step_fidelity(out:Path):
-    "(a) the self-test kernels natively and on the emulator, bitwise (every CPU result of the project rests on this)."
+    """(a) the self-test kernels natively and on the emulator, bitwise (every CPU result of the project rests on this), then the
+    card's mma.sync accumulation mode (its raw probe data in `mma_probe.pt`)."""
     from verify_kernel import simt, build
     emulated, native = simt.load_selftest('simt'), simt.load_selftest('cuda', [build.detect_arch()])
-    return fidelity_rows(emulated, native)
+    rows = fidelity_rows(emulated, native)
+    probe, raw = mma_probe(native)
+    Path(out).mkdir(parents=True, exist_ok=True); torch.save(raw, Path(out)/'mma_probe.pt')
+    return rows + probe
+
 
 # %% ../nbs/80_check.ipynb #0d61fdde
 def serving_batches(device:str='cuda') -> list:

@@ -258,7 +258,8 @@ std::vector<at::Tensor> st_atomics(at::Tensor x) {
 
 // ------------------------------------------------------------------ bf16 / fp16 conversions
 // mode 0: bf16 bits -> f32; 1: f16 bits -> f32; 2: f32 -> bf16 bits (rn); 3: f32 -> f16 bits (rn);
-// 4: pack_bf16x2(x[2i], x[2i+1]) bits; 5: pack_f16x2.
+// 4: pack_bf16x2(x[2i], x[2i+1]) bits; 5: pack_f16x2; 6: four e4m3 codes (word i) -> four bf16 (words 2i, 2i+1),
+// the fp8-cache conversion the paged kernel uses (vk::e4m3x4_to_bf16x4).
 __global__ void convert_kernel(const void* in, void* out, int64_t n, int mode) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -270,6 +271,7 @@ __global__ void convert_kernel(const void* in, void* out, int64_t n, int mode) {
     case 2: static_cast<uint16_t*>(out)[i] = __bfloat16_as_ushort(__float2bfloat16_rn(f[i])); break;
     case 3: static_cast<uint16_t*>(out)[i] = __half_as_ushort(__float2half_rn(f[i])); break;
     case 4: static_cast<uint32_t*>(out)[i] = vk::pack_bf16x2(f[2 * i], f[2 * i + 1]); break;
+    case 6: static_cast<uint2*>(out)[i] = vk::e4m3x4_to_bf16x4(static_cast<const uint32_t*>(in)[i]); break;
     default: static_cast<uint32_t*>(out)[i] = vk::pack_f16x2(f[2 * i], f[2 * i + 1]); break;
   }
 }
@@ -280,7 +282,8 @@ at::Tensor st_convert(at::Tensor in, int64_t mode) {
   int64_t n = in.numel();
   if (mode <= 1) { TORCH_CHECK(in.scalar_type() == at::kShort, "bits: int16"); out = at::empty(in.sizes(), in.options().dtype(at::kFloat)); }
   else if (mode <= 3) { TORCH_CHECK(in.scalar_type() == at::kFloat, "x: float32"); out = at::empty(in.sizes(), in.options().dtype(at::kShort)); }
-  else { TORCH_CHECK(in.scalar_type() == at::kFloat && n % 2 == 0, "x: float32, even length"); n /= 2; out = at::empty({n}, in.options().dtype(at::kInt)); }
+  else if (mode <= 5) { TORCH_CHECK(in.scalar_type() == at::kFloat && n % 2 == 0, "x: float32, even length"); n /= 2; out = at::empty({n}, in.options().dtype(at::kInt)); }
+  else { TORCH_CHECK(mode == 6 && in.scalar_type() == at::kInt, "mode 6: e4m3 codes packed four to an int32 word"); out = at::empty({2 * n}, in.options().dtype(at::kInt)); }
   if (n == 0) return out;
   convert_kernel<<<unsigned(blocks_for(n, 256)), 256, 0, stream()>>>(in.data_ptr(), out.data_ptr(), n, int(mode));
   ST_CHECK_LAUNCH();
