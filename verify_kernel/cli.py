@@ -12,12 +12,12 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'MMA_EMULATOR_MODE', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step',
-           'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
-           'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching', 'mma_probe',
-           'step_fidelity', 'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps',
-           'extra_sections', 'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main',
-           'main']
+__all__ = ['MMA_MODES', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult',
+           'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
+           'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching',
+           'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches', 'step_parity',
+           'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets', 'target_dir',
+           'build_one', 'build_all', 'add_build_parser', 'build_main', 'main']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -344,7 +344,7 @@ def fidelity_rows(emulated, native, cases=None,
             rows.append(dict(check=name, function=fn, status='FAIL', detail=f"{type(x).__name__}: {x}"[:300]))
     return rows
 
-# %% ../nbs/80_check.ipynb #34a265d9
+# %% ../nbs/80_check.ipynb #13cfa4cc
 # The mma.sync accumulation probe: which fp32 accumulation a card's m16n8k16 (bf16/fp16 in, fp32 out) implements, bitwise.
 # Candidate models (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 7:e330, 2021,
 # measured on V100/T4/A100): the products are exact; the accumulator C and a block of products are aligned to the largest
@@ -423,13 +423,26 @@ def mma_modes_matching(inputs, outputs, modes=MMA_MODES) -> dict:
         miss[m] = n
     return miss
 
-MMA_EMULATOR_MODE = 'exact'   # what the emulator's mma.sync implements (csrc/simt/runtime.cpp, kMma)
+def emulator_mma_mode() -> str:
+    "The accumulation the emulator's mma.sync runs in now: `$VK_SIMT_MMA` (csrc/simt/runtime.cpp reads it at every mma), default 'exact'."
+    return os.environ.get('VK_SIMT_MMA') or 'exact'
+
+@contextlib.contextmanager
+def emulator_mma(mode:str):
+    "Run the emulator's mma.sync in `mode` (one of `MMA_MODES` but 'fma', which only the probe's models know) inside the block."
+    if mode not in MMA_MODES or mode == 'fma': raise ValueError(f"mode: expected 'exact' or a 'trunc:B:E:T:F' name of MMA_MODES, got {mode!r}")
+    old = os.environ.get('VK_SIMT_MMA')
+    os.environ['VK_SIMT_MMA'] = mode
+    try: yield
+    finally:
+        if old is None: os.environ.pop('VK_SIMT_MMA', None)
+        else: os.environ['VK_SIMT_MMA'] = old
 
 def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.synchronize(), cases:int=8, emulator_mode:str|None=None):
     """Step (a)'s accumulation probe: `cases` m16n8k16 products a dtype whose sums are not exact in fp32, run on `native`, matched
     bitwise against every mode of `MMA_MODES`. Returns (rows, raw): a row a dtype (PASS when the mode the emulator runs in explains
     every output bitwise; the detail names the modes that do) and the raw inputs/outputs (saved beside the report)."""
-    emulator_mode = emulator_mode or MMA_EMULATOR_MODE
+    emulator_mode = emulator_mode or emulator_mma_mode()
     rows, raw = [], {}
     for dt in (torch.bfloat16, torch.float16):
         name = str(dt).replace('torch.', '')
@@ -446,7 +459,8 @@ def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.sync
                              status='PASS' if ok else 'FAIL', mode=', '.join(match) or 'none of the candidates',
                              detail=(f"the card accumulates as {', '.join(match)}" if match else
                                      f"no candidate mode explains every output; nearest: {near}") +
-                                    ('' if ok else f"; the emulator runs '{emulator_mode}', which misses {miss.get(emulator_mode, 'all')} outputs")))
+                                    ('' if ok else f"; the emulator runs '{emulator_mode}', which misses {miss.get(emulator_mode, 'all')} outputs"
+                                                   + (f" (VK_SIMT_MMA={match[0]} makes it compute what this card computes)" if match and match[0] != 'fma' else ''))))
         except Exception as x:
             rows.append(dict(check=f'mma.sync m16n8k16 {name} fp32 accumulation', function='st_mma', status='FAIL', mode='',
                              detail=f"{type(x).__name__}: {x}"[:300]))

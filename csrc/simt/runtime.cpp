@@ -17,7 +17,10 @@
 //     properties) and the trace (per-launch records, per-tensor attribution).
 #include "simt/runtime.h"
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
+#include <cstdint>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -563,6 +566,68 @@ void fiber_main(void* arg);
 // ------------------------------------------------------------------------------ warp collectives
 uint32_t lo32(uint64_t v) { return uint32_t(v); }
 
+// mma.sync's fp32 accumulation, as the emulator computes it. VK_SIMT_MMA (read at every mma, so a process can switch):
+//   "exact" (default; unset or empty): the 16 products (exact in double) summed in double with C, rounded once to fp32;
+//   "trunc:B:E:T:F": the accumulation measured on V100/T4/A100 (Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330, 2021):
+//     the products of k = 16 taken B at a time (B = 4, 8, 16); C (then the running sum) and the block's products aligned
+//     to the largest exponent among them and cut to 24 + E bits below it, T = "rz" toward zero or "rd" toward minus
+//     infinity; the cut terms summed exactly; the sum normalized to fp32 by F = "rz" (toward zero) or "rn" (to nearest even).
+// The same names and arithmetic as verify_kernel.cli.mma_model, which check step (a) matches against the card.
+struct MmaAccumulation { bool exact = true; int block = 16, extra = 0; bool term_floor = false, final_rn = false; };
+
+MmaAccumulation mma_accumulation() {
+  MmaAccumulation a;
+  const char* e = getenv("VK_SIMT_MMA");
+  if (!e || !*e || !strcmp(e, "exact")) return a;
+  char term[3] = {0}, fin[3] = {0};
+  int B = 0, E = -1;
+  if (sscanf(e, "trunc:%d:%d:%2[a-z]:%2[a-z]", &B, &E, term, fin) != 4 || (B != 4 && B != 8 && B != 16) || E < 0 || E > 8 ||
+      (strcmp(term, "rz") && strcmp(term, "rd")) || (strcmp(fin, "rz") && strcmp(fin, "rn"))) {
+    fprintf(stderr, "simt: VK_SIMT_MMA=%s is not 'exact' or 'trunc:B:E:T:F' (B 4/8/16, E 0-8, T rz/rd, F rz/rn)\n", e);
+    abort();
+  }
+  a.exact = false; a.block = B; a.extra = E; a.term_floor = !strcmp(term, "rd"); a.final_rn = !strcmp(fin, "rn");
+  return a;
+}
+
+// S * 2^q rounded to fp32 (normal range; the probes and kernels stay there) toward zero or to nearest even.
+float round_scaled_to_f32(__int128 S, int q, bool rn) {
+  if (S == 0) return 0.0f;
+  const bool neg = S < 0;
+  unsigned __int128 m = neg ? -(unsigned __int128)S : (unsigned __int128)S;
+  int bits = 0;
+  for (unsigned __int128 t = m; t; t >>= 1) ++bits;
+  if (bits > 24) {
+    const int shift = bits - 24;
+    unsigned __int128 kept = m >> shift, rest = m & ((((unsigned __int128)1) << shift) - 1), half = ((unsigned __int128)1) << (shift - 1);
+    if (rn && (rest > half || (rest == half && (kept & 1)))) kept += 1;
+    m = kept; q += shift;
+  }
+  const double v = std::ldexp(double((unsigned long long)m), q);
+  return float(neg ? -v : v);
+}
+
+float mma_truncating_sum(const double (&prod)[16], double c, const MmaAccumulation& a) {
+  double acc = c;
+  for (int s0 = 0; s0 < 16; s0 += a.block) {
+    double terms[17]; int n = 0;
+    terms[n++] = acc;
+    for (int k = s0; k < s0 + a.block; ++k) terms[n++] = prod[k];
+    int emax = INT32_MIN;
+    for (int t = 0; t < n; ++t)
+      if (terms[t] != 0) { int ex; std::frexp(terms[t], &ex); emax = std::max(emax, ex - 1); }
+    if (emax == INT32_MIN) { acc = 0; continue; }
+    const int q = emax - 23 - a.extra;
+    __int128 S = 0;
+    for (int t = 0; t < n; ++t) {
+      const double scaled = std::ldexp(terms[t], -q);          // exact: a power-of-two scaling within double's range
+      S += (__int128)(long long)(a.term_floor ? std::floor(scaled) : std::trunc(scaled));
+    }
+    acc = round_scaled_to_f32(S, q, a.final_rn);
+  }
+  return float(acc);
+}
+
 void compute_group(Worker* w, int warp, const Group& g) {
   Block& B = w->blk;
   Fiber* lanes = &w->fibers[size_t(warp) * 32];
@@ -714,11 +779,18 @@ void compute_group(Worker* w, int warp, const Group& g) {
         Cm[gg + 8][2 * t] = c[2]; Cm[gg + 8][2 * t + 1] = c[3];
       }
       float D[16][8];
+      const MmaAccumulation acc = mma_accumulation();
       for (int i = 0; i < 16; ++i)
         for (int j = 0; j < 8; ++j) {
-          double s = 0;
-          for (int k = 0; k < 16; ++k) s += Am[i][k] * Bm[k][j];
-          D[i][j] = float(s + Cm[i][j]);
+          if (acc.exact) {
+            double s = 0;
+            for (int k = 0; k < 16; ++k) s += Am[i][k] * Bm[k][j];
+            D[i][j] = float(s + Cm[i][j]);
+          } else {
+            double prod[16];
+            for (int k = 0; k < 16; ++k) prod[k] = Am[i][k] * Bm[k][j];
+            D[i][j] = mma_truncating_sum(prod, Cm[i][j], acc);
+          }
         }
       for (int l = 0; l < 32; ++l) {
         const int gg = l / 4, t = l % 4;
