@@ -84,13 +84,15 @@ build_all() {
   wait $simt; local rs=$?; cat "$STAGE/build-simt.log"
   return $(( rc || rs ))
 }
-export PY STAGE; export -f vk build_all check_step
+export PY STAGE; export -f vk build_all
 step "verify-kernel build (this GPU + the emulator's self-test)" 240 60 build_all
 
 # 2. `verify-kernel check`, one step a process so that each report is kept when it ends: (a) fidelity and the accumulation
 #    probe, (b) parity at serving sizes, (d) CUDA graph capture, (e) the benchmark, (c) SGLang's kit
 check_step() { vk check --steps "$1" --no-progress --keep-going --out "$STAGE/check-$1"; local rc=$?; head -40 "$STAGE/check-$1/report.md" 2>/dev/null; return $rc; }
+export -f check_step
 step "check (a) emulator fidelity + mma accumulation probe" 90 30 check_step a
+step "mma.sync cases for offline analysis (scripts/mma_cases.py)" 40 15 $PY scripts/mma_cases.py "$STAGE/mma_cases.pt"
 step "check (b) parity at serving sizes" 120 40 check_step b
 step "check (d) CUDA graph capture" 60 20 check_step d
 step "check (e) benchmark vs SGLang's Triton kernel" 150 60 check_step e
