@@ -112,7 +112,9 @@ def run_notebook(nb, flags):
     return unit_name(nb, flags), r.returncode == 0 and 'Success.' in r.stdout, time.time() - t, text
 
 def docs_in_browser():
-    "Render the notebooks (make docs) and open every page in headless Chromium; the committed sidebar.yml/_quarto.yml/nbdev.yml must stay as they are."
+    """Render the notebooks (make docs) and open every page in headless Chromium; the committed sidebar.yml/_quarto.yml/nbdev.yml must stay as they are.
+    It renders into _docs/ and _proc/; 91_docs' slow cell (beside it under --all) renders into a temporary directory of its own, and
+    docs.render_lock orders what both rewrite in shared places (verify_kernel/_modidx.py, nbs/*.yml)."""
     t = time.time(); ymls = sorted((root/'nbs').glob('*.yml'))
     before = {p: p.read_bytes() for p in ymls}
     r = subprocess.run([str(bin_/'verify-kernel-docs'), 'check'], capture_output=True, text=True)

@@ -4,16 +4,16 @@
 
 # %% ../nbs/81_ab.ipynb #f26b5bfa
 from __future__ import annotations
-import argparse, ast, contextlib, dataclasses, datetime, json, os, shlex, signal, subprocess, sys, time, urllib.request
+import argparse, ast, contextlib, dataclasses, datetime, json, os, random, shlex, signal, subprocess, sys, time, urllib.request
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CONTEXTS', 'BACKENDS', 'BENCH_MODULE', 'RESULT_KEYS', 'DETAIL_KEYS', 'STATS_MARK', 'ABConfig', 'server_command',
-           'bench_command', 'commands', 'add_parser', 'config_from_args', 'main', 'writer_keys', 'read_bench',
-           'leg_metrics', 'identity', 'compare', 'table', 'ServerDied', 'log_tail', 'Server', 'run_client',
-           'stats_line', 'run_ab', 'plot', 'write_report']
+__all__ = ['CONTEXTS', 'BACKENDS', 'BENCH_MODULE', 'RESULT_KEYS', 'DETAIL_KEYS', 'PROBE_IDS', 'STATS_MARK', 'ABConfig',
+           'server_command', 'bench_command', 'commands', 'add_parser', 'config_from_args', 'main', 'writer_keys',
+           'read_bench', 'leg_metrics', 'probe_prompts', 'greedy_ids', 'read_ids', 'identity', 'compare', 'table',
+           'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line', 'run_ab', 'plot', 'write_report']
 
 # %% ../nbs/81_ab.ipynb #7c87d05c
 CONTEXTS = (128, 4096, 23000, 91000)   # the short prompt, then ~4K, ~23K and ~91K tokens of context
@@ -30,6 +30,7 @@ class ABConfig:
     contexts: tuple = CONTEXTS
     output_len: int = 256                    # tokens generated a request
     prompts: int = 4                         # requests a context (one at a time: decode speed, not batching)
+    identity_requests: int = 2               # greedy requests a context whose token ids both legs must match (SGLang's /generate)
     host: str = '127.0.0.1'
     port: int = 30000                        # leg A's port; leg B uses port + 1
     url_a: str|None = None                   # attach to running servers instead of launching (both or neither)
@@ -65,12 +66,14 @@ def server_command(cfg:ABConfig, backend:str, port:int) -> list[str]:
     return cmd + list(cfg.server_args)
 
 def bench_command(cfg:ABConfig, leg:str, context:int, output_file:str) -> list[str]:
-    "SGLang's own client at one context: random prompts of exactly `context` tokens (same seed in both legs), one request at a time, greedy."
+    """SGLang's own client at one context: random prompts of exactly `context` tokens (same seed in both legs), one request at a time,
+    greedy; one warm-up request, then `--flush-cache`: SGLang's accept-length counters start at zero for the measured requests."""
     return [cfg.python, '-m', BENCH_MODULE, '--backend', 'sglang', '--base-url', cfg.url(leg),
             '--model', cfg.model_path, '--tokenizer', cfg.model_path,
             '--dataset-name', 'random', '--random-input-len', str(context), '--random-output-len', str(cfg.output_len),
             '--random-range-ratio', '1.0', '--num-prompts', str(cfg.prompts), '--max-concurrency', '1',
-            '--seed', '1', '--output-file', output_file, '--output-details', '--tag', f'{leg}-{context}', '--disable-tqdm']
+            '--seed', '1', '--output-file', output_file, '--output-details', '--tag', f'{leg}-{context}', '--disable-tqdm',
+            '--warmup-requests', '1', '--flush-cache']
 
 def commands(cfg:ABConfig) -> list[tuple[str, list[str]]]:
     "Every command the A/B runs, in order: (what, argv)."
@@ -91,6 +94,7 @@ def add_parser(sub):
     p.add_argument('--contexts', default=','.join(map(str, CONTEXTS)), help=f"prompt lengths in tokens (default {','.join(map(str, CONTEXTS))}); must fit the model's context length")
     p.add_argument('--output-len', type=int, default=256, help='tokens generated a request (default 256)')
     p.add_argument('--prompts', type=int, default=4, help='requests a context, one at a time (default 4)')
+    p.add_argument('--identity-requests', type=int, default=2, help='greedy requests a context whose token ids must match in both legs (default 2)')
     p.add_argument('--port', type=int, default=30000, help='leg A listens here, leg B on port + 1')
     p.add_argument('--url-a', help='attach to a running triton server at this URL instead of launching one (with --url-b)')
     p.add_argument('--url-b', help='attach to a running verify_kernel server at this URL (with --url-a)')
@@ -103,7 +107,7 @@ def config_from_args(a) -> ABConfig:
     try: contexts = tuple(int(x) for x in a.contexts.replace(',', ' ').split())
     except ValueError: raise ValueError(f"--contexts: expected comma-separated token counts, got {a.contexts!r}") from None
     args = tuple(x for s in a.server_arg for x in shlex.split(s.replace('=', ' ', 1) if s.startswith('--') and '=' in s else s))
-    return ABConfig(a.model_path, a.draft_model_path, a.speculative_algorithm, a.tp, contexts, a.output_len, a.prompts,
+    return ABConfig(a.model_path, a.draft_model_path, a.speculative_algorithm, a.tp, contexts, a.output_len, a.prompts, a.identity_requests,
                     port=a.port, url_a=a.url_a, url_b=a.url_b, server_args=args, out=a.out, ready_timeout=a.ready_timeout)
 
 def main(a) -> int:
@@ -111,6 +115,7 @@ def main(a) -> int:
     except ValueError as e: print(f"verify-kernel ab: {e}", file=sys.stderr); return 2
     if a.dry_run:
         for what, cmd in commands(cfg): print(f"# {what}\n{shlex.join(cmd)}")
+        print(f"# after each client: {cfg.identity_requests} greedy request(s) of that many tokens to POST <url>/generate; their token ids are compared")
         return 0
     res = run_ab(cfg)
     print('\n' + table(res['rows']))
@@ -121,7 +126,7 @@ def main(a) -> int:
 # %% ../nbs/81_ab.ipynb #21f1e6e8
 RESULT_KEYS = ('tag', 'completed', 'duration', 'output_throughput', 'total_output_tokens', 'accept_length',
                'median_ttft_ms', 'mean_ttft_ms', 'median_tpot_ms', 'mean_tpot_ms', 'median_itl_ms')  # what the A/B reads of a record
-DETAIL_KEYS = ('input_lens', 'output_lens', 'generated_texts', 'errors')                            # ... and of --output-details
+DETAIL_KEYS = ('input_lens', 'output_lens', 'errors')                                               # ... and of --output-details
 
 def writer_keys(source:str|None=None) -> dict:
     """The keys SGLang's client writes to its JSONL file, read from the installed `sglang/benchmark/serving.py` itself: the dict
@@ -165,27 +170,49 @@ def leg_metrics(r:dict) -> dict:
                 ttft_ms=r.get('median_ttft_ms'), tpot_ms=tpot or None, output_tok_s=r.get('output_throughput'),
                 completed=r.get('completed'), errors=len(errors), first_error=errors[0][:200] if errors else '')
 
-def identity(a:dict, b:dict) -> dict:
-    "Greedy (temperature 0) token identity of the two legs, request by request (same seed: same prompts in the same order)."
-    ta, tb = a.get('generated_texts'), b.get('generated_texts')
-    if ta is None or tb is None: return dict(identical=None, requests=0, note='no generated_texts (run the client with --output-details)')
-    same = [x == y for x, y in zip(ta, tb)]
+PROBE_IDS = (1000, 20000)   # prompt token ids of the identity requests: inside every MLA model's vocabulary (DeepSeek-V3 129,280, Kimi-K2 163,840)
+
+def probe_prompts(context:int, n:int, seed:int=1) -> list[list[int]]:
+    "The identity requests' prompts at one context: `n` lists of exactly `context` token ids, the same in both legs."
+    return [[random.Random(f'{seed}-{context}-{i}').randrange(*PROBE_IDS) for _ in range(context)] for i in range(n)]
+
+def greedy_ids(url:str, prompts:list, max_new_tokens:int, timeout:float=900.0) -> list[list[int]]:
+    "Each prompt through SGLang's native `/generate`, greedy and one at a time; the generated token ids (`output_ids`) of each."
+    out = []
+    for ids in prompts:
+        body = json.dumps(dict(input_ids=ids, sampling_params=dict(temperature=0, max_new_tokens=max_new_tokens, ignore_eos=True))).encode()
+        req = urllib.request.Request(url.rstrip('/') + '/generate', data=body, headers={'Content-Type': 'application/json'})
+        with urllib.request.urlopen(req, timeout=timeout) as r: resp = json.loads(r.read())
+        if 'output_ids' not in resp: raise RuntimeError(f"{url}/generate answered without output_ids: {str(resp)[:300]}")
+        out.append([int(x) for x in resp['output_ids']])
+    return out
+
+def read_ids(path) -> dict:
+    "The identity requests' token ids of one leg by context (`ids_<leg>.jsonl`: one line a context)."
+    p = Path(path)
+    if not p.exists(): return {}
+    return {r['context']: r['output_ids'] for r in map(json.loads, p.read_text().splitlines()) if r}
+
+def identity(ids_a:list|None, ids_b:list|None) -> dict:
+    "Greedy token identity of the two legs, request by request: the generated token ids must be equal."
+    if not ids_a or not ids_b: return dict(identical=None, requests=0, note='no token ids (the identity requests did not run)')
+    same = [x == y for x, y in zip(ids_a, ids_b)]
     first = next((i for i, s in enumerate(same) if not s), None)
     note = ''
     if first is not None:
-        x, y = ta[first], tb[first]
+        x, y = ids_a[first], ids_b[first]
         at = next((k for k in range(min(len(x), len(y))) if x[k] != y[k]), min(len(x), len(y)))
-        note = f"request {first} differs from character {at}: A {x[at:at + 40]!r} / B {y[at:at + 40]!r}"
-    return dict(identical=sum(same), requests=len(same), note=note)
+        note = f"request {first} differs from token {at} of {max(len(x), len(y))}: A {x[at:at + 8]} / B {y[at:at + 8]}"
+    return dict(identical=sum(same), requests=max(len(ids_a), len(ids_b)), note=note)
 
-def compare(recs_a:dict, recs_b:dict, contexts) -> list[dict]:
-    "One row a context: both legs' metrics, B/A decode ratio, identity."
+def compare(recs_a:dict, recs_b:dict, contexts, ids_a:dict|None=None, ids_b:dict|None=None) -> list[dict]:
+    "One row a context: both legs' metrics, B/A decode ratio, greedy token identity (from `ids_a`/`ids_b`, by context)."
     rows = []
     for c in contexts:
         a, b = recs_a.get(f'A-{c}'), recs_b.get(f'B-{c}')
         ma, mb = (leg_metrics(a) if a else None), (leg_metrics(b) if b else None)
         ratio = mb['decode_tok_s'] / ma['decode_tok_s'] if ma and mb and ma['decode_tok_s'] and mb['decode_tok_s'] else None
-        rows.append(dict(context=c, A=ma, B=mb, speedup=ratio, identity=identity(a, b) if a and b else None))
+        rows.append(dict(context=c, A=ma, B=mb, speedup=ratio, identity=identity((ids_a or {}).get(c), (ids_b or {}).get(c)) if a and b else None))
     return rows
 
 def _f(x, fmt='{:.1f}'): return '-' if x is None else fmt.format(x)
@@ -285,11 +312,12 @@ def run_ab(cfg:ABConfig, log=print) -> dict:
     "Run both legs one after the other (A: triton, B: verify_kernel) on the same GPUs; returns the report dict (also written to `cfg.out`)."
     out = Path(cfg.out); out.mkdir(parents=True, exist_ok=True)
     res = dict(config=dataclasses.asdict(cfg), started=_now(), legs={}, error=None)
-    recs = {}
+    recs, ids = {}, {}
     try:
         for leg, backend in zip('AB', BACKENDS):
             jsonl = out/f'bench_{leg}.jsonl'
             jsonl.unlink(missing_ok=True)
+            idsf = out/f'ids_{leg}.jsonl'; idsf.unlink(missing_ok=True)
             server = None
             if not cfg.url_a:
                 server = Server(f"{leg} ({backend})", server_command(cfg, backend, cfg.port + (leg == 'B')), out/f'server_{leg}.log', cfg.url(leg))
@@ -301,14 +329,20 @@ def run_ab(cfg:ABConfig, log=print) -> dict:
                 for c in cfg.contexts:
                     log(f"  leg {leg} ({backend}): SGLang's client at {c} tokens ...")
                     run_client(bench_command(cfg, leg, c, str(jsonl)), server, f"the {c}-token benchmark", out/f'client_{leg}.log')
+                    if cfg.identity_requests:
+                        try: got = greedy_ids(cfg.url(leg), probe_prompts(c, cfg.identity_requests), cfg.output_len)
+                        except OSError as e:
+                            if server and not server.alive(): raise server.died(f"the {c}-token identity requests") from None
+                            raise RuntimeError(f"the identity requests at {c} tokens failed on leg {leg}: {e}") from None
+                        with open(idsf, 'a') as f: f.write(json.dumps(dict(context=c, output_ids=got)) + '\n')
             finally:
                 if server: server.stop()
-            recs[leg] = read_bench(jsonl)
+            recs[leg], ids[leg] = read_bench(jsonl), read_ids(idsf)
             res['legs'][leg] = dict(backend=backend, stats=stats_line(Path(server.log).read_text(errors='replace')) if server else None,
                                     log=str(server.log) if server else None)
     except (ServerDied, RuntimeError) as e:
         res['error'] = str(e); log(f"\nA/B STOPPED: {e}")
-    res['rows'] = compare(recs.get('A', {}), recs.get('B', {}), cfg.contexts)
+    res['rows'] = compare(recs.get('A', {}), recs.get('B', {}), cfg.contexts, ids.get('A'), ids.get('B'))
     res['finished'] = _now()
     write_report(res, out)
     return res

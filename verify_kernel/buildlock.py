@@ -59,6 +59,8 @@ def _torch_cpp_extension():
     from verify_kernel.build import torch_cpp_extension
     return torch_cpp_extension()
 
+
+# %% ../nbs/01a_buildlock.ipynb #28328e1d
 @contextmanager
 def build_lock(build_dir, what:str='', log=None, timeout:float|None=None):
     """Hold the owner-aware build lock of `build_dir` (`vk_build.lock`: an flock the kernel drops when its holder dies,

@@ -532,7 +532,7 @@ def step_graph(out:Path, replays:int=20):
     return rows
 
 def step_bench(out:Path, reps:int=20):
-    "(e) about two minutes of benchmark against SGLang's Triton kernel on identical inputs (L2 flushed), ratios in one run."
+    "(e) a benchmark against SGLang's Triton kernel on identical inputs (L2 flushed), ratios in one run."
     from verify_kernel import bench
     sweep = bench.shapes(prefixes=(4096, 16384, 65536, 131072), drafts=(16,), heads=(8, 16))
     rows = bench.measured_rows(sweep, reps=reps, progress=False)
@@ -624,7 +624,7 @@ def build_all(impl:str='cuda', archs=None, families=FAMILIES, jobs:int=1, log=pr
     from verify_kernel import simt
     targets = build_targets(impl, archs, families)
     log(f"torch extension cache: {simt._build_root()} (TORCH_EXTENSIONS_DIR moves it; servers load from the same place)")
-    log(f"building {len(targets)} kernel build(s) for {'the SIMT emulator (CPU)' if impl == 'simt' else ', '.join('+'.join(a) for a in dict.fromkeys(a for _, a in targets))}, {jobs} at a time; first builds take 1-3 minutes each")
+    log(f"building {len(targets)} kernel build(s) for {'the SIMT emulator (CPU)' if impl == 'simt' else ', '.join('+'.join(a) for a in dict.fromkeys(a for _, a in targets))}, {jobs} at a time; a first build compiles for minutes, a cached one loads in seconds")
     rows, t0 = [], time.time()
     def done(r):
         rows.append(r)
@@ -701,19 +701,3 @@ def main(argv=None):
     print(f"\n{verdict(results)}\nreport: {md.resolve()}\njson: {(out/'check.json').resolve()}")
     return 1 if any(r.status == 'FAIL' for r in results) else 0
 
-def _backend_check(out:Path) -> int:
-    "The SGLang backend through SGLang's own test kit on this machine (nbs/04_sglang_backend.ipynb); returns the failures."
-    print("\nThe SGLang attention backend `verify_kernel`: SGLang 0.5.23's MLA target-verify test kit through it")
-    try:
-        from verify_kernel import backend
-        backend._kit()
-    except Exception as e:
-        print(f"  SKIP: SGLang's test kit cannot be imported here: {type(e).__name__}: {e}"); return 0
-    t0 = time.time()
-    kit = backend.backend_check()
-    for r in kit: print('  ' + r.line())
-    fails = sum(r.status != 'PASS' for r in kit)
-    print(f"{len(kit) - fails} of {len(kit)} kit cases pass in {time.time() - t0:.0f} s\n{backend.summary()}")
-    (out/'backend.json').write_text(json.dumps([dict(case=r.case.name, dtype=str(r.case.dtype), status=r.status, seconds=r.seconds, served=r.served,
-        refused=r.refused, validated=r.validated, mismatches=r.mismatches, note=r.note) for r in kit], indent=1))
-    return fails

@@ -13,10 +13,11 @@ from nbdev.processors import FilterDefaults, exec_show_docs, _show_docs
 from nbdev.frontmatter import _nbpath2html
 
 # %% auto #0
-__all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'CHROMIUM_ARGS', 'test_flags', 'runs_for_docs',
-           'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems', 'lean_outputs',
-           'long_cells', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell',
-           'html_pages', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
+__all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'RENDER_LOCK', 'CHROMIUM_ARGS', 'test_flags',
+           'runs_for_docs', 'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems',
+           'lean_outputs', 'long_cells', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions',
+           'frontmatter_cell', 'html_pages', 'render_lock', 'render', 'chromium_path', 'serve', 'expected',
+           'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -274,27 +275,45 @@ def html_pages(procd:list[Path], dest:Path, nbs:Path|None=None) -> list[Path]:
     return out
 
 # %% ../nbs/91_docs.ipynb #9f11b9a3
-def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False) -> list[Path]:
-    "`make docs`: nbdev's docs pipeline with `DocsFilter`; `quarto render` where Quarto is on PATH, nbconvert's HTML otherwise. Returns the pages."
+RENDER_LOCK = 'out/docs-render.lock'   # under the project root: one render at a time writes the files every render shares
+
+@contextlib.contextmanager
+def render_lock(path:Path|None=None, log=print):
+    "An flock ordering renders: nbdev's `_build_modidx` unlinks and rewrites the package's `_modidx.py`, and the yml files under nbs are rewritten, by every render."
+    import fcntl
+    p = Path(path or get_config().config_path/RENDER_LOCK); p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, 'a+') as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if log: log(f"waiting for another docs render (lock {p}) ...")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield p
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+def render(dest:Path|None=None, nbs:Path|None=None, n_workers:int=2, quiet:bool=False, proc:Path|None=None) -> list[Path]:
+    """`make docs`: nbdev's docs pipeline with `DocsFilter` into `proc` (default `_proc/`), then `quarto render` where Quarto is on PATH,
+    nbconvert's HTML otherwise, into `dest` (default `_docs/`). Renders run one at a time (`render_lock`). Returns the pages."""
     import nbdev.doclinks
     from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
     cfg = get_config()
-    nbs = Path(nbs or cfg.nbs_path); dest = Path(dest or cfg.doc_path)
+    nbs = Path(nbs or cfg.nbs_path); dest = Path(dest or cfg.doc_path); proc = Path(proc or cfg.config_path/'_proc')
     t0, quarto = time.time(), shutil.which('quarto')
-    refresh_quarto_yml()                       # nbdev.yml from settings.ini; _quarto.yml when missing
-    nbdev_sidebar.__wrapped__(path=nbs)        # sidebar.yml from the notebooks (settings.ini: custom_sidebar = False)
-    nbdev.doclinks._build_modidx()             # the index add_links turns names into links with
-    procd = proc_nbs(cfg.config_path/'_proc', nbs, n_workers=n_workers)
-    shutil.rmtree(dest, ignore_errors=True)
-    if quarto:
-        subprocess.run([quarto, 'render', '--no-cache'], cwd=cfg.config_path/'_proc', check=True)
-        shutil.move(str(cfg.config_path/'_proc'/dest.name), str(dest))
-        pages = sorted(dest.glob('*.html'))
-    else:
-        pages = html_pages(procd, dest, nbs)
+    with render_lock(log=None if quiet else print):
+        refresh_quarto_yml()                       # nbdev.yml from settings.ini; _quarto.yml when missing
+        nbdev_sidebar.__wrapped__(path=nbs)        # sidebar.yml from the notebooks (settings.ini: custom_sidebar = False)
+        nbdev.doclinks._build_modidx()             # the index add_links turns names into links with
+        procd = proc_nbs(proc, nbs, n_workers=n_workers)
+        shutil.rmtree(dest, ignore_errors=True)
+        if quarto:
+            subprocess.run([quarto, 'render', '--no-cache'], cwd=proc, check=True)
+            shutil.move(str(proc/cfg.doc_path.name), str(dest))
+            pages = sorted(dest.glob('*.html'))
+        else:
+            pages = html_pages(procd, dest, nbs)
     if not quiet: print(f"rendered {len(pages)} pages into {dest} in {time.time() - t0:.0f} s "
                         f"({'Quarto' if quarto else 'nbconvert: Quarto is not on PATH'})")
     return pages
+
 
 # %% ../nbs/91_docs.ipynb #b1347ea9
 CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -379,11 +398,14 @@ def main(argv=None) -> int:
     ap.add_argument('cmd', choices=('render', 'check'))
     ap.add_argument('--no-render', action='store_true', help='check: the site as it is')
     ap.add_argument('--out', default='out/docs', help='check: where the screenshot and report go (default out/docs)')
+    ap.add_argument('--dest', default=None, help='where the site goes (default: settings.ini doc_path, _docs/)')
+    ap.add_argument('--proc', default=None, help="where nbdev's processed notebooks go (default _proc/); two renders at once need two")
     a = ap.parse_args(argv)
-    if a.cmd == 'render' or not a.no_render: render()
+    cfg = get_config(); dest, proc = Path(a.dest or cfg.doc_path), Path(a.proc or cfg.config_path/'_proc')
+    if a.cmd == 'render' or not a.no_render: render(dest, proc=proc)
     if a.cmd == 'render': return 0
     t0 = time.time()
-    try: rs = check_site(out=Path(a.out))
+    try: rs = check_site(dest, out=Path(a.out), procd=proc)
     except Exception as e:
         print(f"browser check could not run: {type(e).__name__}: {e}"); return 1
     for r in rs:
