@@ -693,8 +693,9 @@ def compact_timings(tokens=(16384, 131072), layers:int=8, *, device='cuda', seed
         ms = wall_ms(lambda: reps.append(compact(r2t, a, [pool], [(1, 0, T)])), reps=1, warmup=0, sync=sync)
         rep = reps[0]
         after = gather_rows(r2t.req_to_token, torch.tensor([1]), torch.tensor([T]))
-        ok = len(rep.moved) == 1 and torch.equal(kv_before[0], pool.kv_buffer[0][after.to(device)])
+        kv_equal = bool(torch.equal(kv_before[0], pool.kv_buffer[0][after.to(device)]))
+        ok = len(rep.moved) == 1 and kv_equal
         rows.append(dict(tokens=T, layers=layers, ms=ms, bytes=rep.bytes_moved, GBps=2 * rep.bytes_moved / ms / 1e6,
-                         us_per_token_layer=ms * 1e3 / (T * layers), identical=bool(ok)))
+                         us_per_token_layer=ms * 1e3 / (T * layers), identical=bool(ok), moved_spans=len(rep.moved), kv_equal=kv_equal))
         del pool, a, r2t
     return rows
