@@ -19,8 +19,8 @@ __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK
            'fit_counts', 'validate', 'count_model', 'plan_bound', 'paged_bound', 'triton_bound', 'chain_cache',
            'flashinfer_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'PeerCall', 'b12x_dense_mla',
            'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
-           'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'add_parser',
-           'main']
+           'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists',
+           'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -685,13 +685,21 @@ def run_model(sweep:list[Shape], gpu_name:str, out:Path='out/bench', measured:li
 # %% ../nbs/90_bench.ipynb #094cc09e
 def _ints(s:str) -> tuple: return tuple(int(x) for x in s.replace(',', ' ').split())
 
+def sweep_lists(a) -> tuple:
+    "(prefixes, drafts, heads, batches) from parsed `bench` arguments: every value given, in order, once each; a list's default when absent."
+    flat = lambda v, d: tuple(dict.fromkeys(x for t in v for x in t)) if v else d
+    return flat(a.prefix, PREFIXES), flat(a.drafts, DRAFTS), flat(a.heads, HEADS), flat(a.batch, BATCHES)
+
 def add_parser(sub):
     "Register `verify-kernel bench` on the CLI's subparsers."
     b = sub.add_parser('bench', help="the paged kernel against SGLang's Triton kernel (and FlashInfer's and b12x's MLA where installed): measured on a GPU, or --model on a CPU")
-    b.add_argument('--prefix', type=_ints, default=PREFIXES, help=f"prefix lengths N (default {' '.join(map(str, PREFIXES))})")
-    b.add_argument('--drafts', type=_ints, default=DRAFTS, help=f"draft tokens a request n (default {' '.join(map(str, DRAFTS))})")
-    b.add_argument('--heads', type=_ints, default=HEADS, help=f"query heads H (default {' '.join(map(str, HEADS))})")
-    b.add_argument('--batch', type=_ints, default=BATCHES, help='requests a call (default 1)')
+    # each takes several values, comma- or space-separated, and may be repeated: `--prefix 1024 4096 --prefix 16384` (argparse's
+    # `extend`; the default applies only when the flag is absent)
+    lists = dict(nargs='+', type=_ints, action='extend', default=None)
+    b.add_argument('--prefix', **lists, help=f"prefix lengths N (default {' '.join(map(str, PREFIXES))})")
+    b.add_argument('--drafts', **lists, help=f"draft tokens a request n (default {' '.join(map(str, DRAFTS))})")
+    b.add_argument('--heads', **lists, help=f"query heads H (default {' '.join(map(str, HEADS))})")
+    b.add_argument('--batch', **lists, help=f"requests a call (default {' '.join(map(str, BATCHES))})")
     b.add_argument('--model', metavar='GPU', help=f"no GPU needed: a lower bound from the emulator's counted events and the published limits of GPU ({', '.join(GPUS)})")
     b.add_argument('--measured', nargs='*', help='CSVs of earlier GPU runs to show beside the model (default: out/bench/*measured*.csv)')
     b.add_argument('--reps', type=int, default=20, help='graph replays a timing (median; Triton: a quarter)')
@@ -701,7 +709,7 @@ def add_parser(sub):
 
 def main(a) -> int:
     "`verify-kernel bench` with the parsed arguments `a`."
-    sweep = shapes(a.prefix, a.drafts, a.heads, a.batch)
+    sweep = shapes(*sweep_lists(a))
     out = Path(a.out)
     cc = torch.cuda.get_device_capability() if torch.cuda.is_available() else None
     def peers():   # after the header line, which says whether this is a measurement or a model
