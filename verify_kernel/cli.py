@@ -383,6 +383,8 @@ def mma_model(a:list, b:list, c:float, mode:str) -> float:
         s = np.float32(c)
         for x, y in zip(a, b): s = np.float32(float(fractions.Fraction(x) * fractions.Fraction(y) + fractions.Fraction(float(s))))
         return float(s)
+    if not all(math.isfinite(t) for t in [c] + [x * y for x, y in zip(a, b)]):   # NaN/inf propagate as in IEEE addition
+        return float(np.float32(sum((x * y for x, y in zip(a, b)), c)))
     _, B, E, term, final = mode.split(':')            # 'trunc:B:E:term:final'
     B, E, acc = int(B), int(E), float(c)
     for s0 in range(0, len(a), B):

@@ -608,6 +608,12 @@ float round_scaled_to_f32(__int128 S, int q, bool rn) {
 }
 
 float mma_truncating_sum(const double (&prod)[16], double c, const MmaAccumulation& a) {
+  // NaN and infinities propagate as IEEE addition has them (NaN in, or inf - inf: NaN; else the infinity): the alignment
+  // below is for finite terms (found by running CUDA-graph padding rows, whose NaN inputs came out as -2^35 without this)
+  double nonfinite = c;
+  bool any = !std::isfinite(c);
+  for (int k = 0; k < 16; ++k) { nonfinite += prod[k]; any |= !std::isfinite(prod[k]); }
+  if (any) return float(nonfinite);
   double acc = c;
   for (int s0 = 0; s0 < 16; s0 += a.block) {
     double terms[17]; int n = 0;
