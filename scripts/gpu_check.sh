@@ -13,7 +13,7 @@
 #   self-test's nvcc, bounds the wall time); check (a) 90 (8 fidelity kernels x 60 calls + the accumulation probe's 16
 #   calls and 50 models x 2,048 outputs in Python, ~20 s on the CPU); (b) 120 (4 serving batches, 8K-128K, fp64 oracle);
 #   (d) 60 (one capture, 20 replays); (e) 150 (8 shapes x 20 reps, two kernels, Triton's JIT); (c) 90 (SGLang's kit);
-#   notebooks: what is left, 240 a notebook at most.
+#   notebooks: what is left, 240 a notebook at most; then compute-sanitizer over (b) and (d), 300 (needs 120 left).
 # Writes to OUTDIR (at most 8 files come back from a lent machine, so the reports travel as one archive):
 #   gpu_check.log   everything printed
 #   summary.txt     one line a step: PASS / FAIL / SKIP with seconds (printed last)
@@ -116,6 +116,11 @@ for nb in nbs/90_bench.ipynb nbs/03_paged_bf16.ipynb nbs/05_cuda_graphs.ipynb nb
   step "gpu cells of $(basename $nb)" 240 45 env CUDA_LAUNCH_BLOCKING=$blocking $PY scripts/execute_nb.py --gpu-only --flags "gpu" "$nb"; ran+=("$nb")
 done
 [ ${#ran[@]} -gt 0 ] && tar -czf "$OUT/notebooks.tgz" "${ran[@]}" 2>/dev/null
+
+# 4. with what time is left: steps (b) and (d) under compute-sanitizer's memcheck and racecheck (`check --sanitize`)
+sanitize() { vk check --steps s --sanitize --no-progress --keep-going --out "$STAGE/check-s"; local rc=$?; head -40 "$STAGE/check-s/report.md" 2>/dev/null; return $rc; }
+export -f sanitize
+only s && step "check --sanitize: (b) and (d) under memcheck and racecheck" 300 120 sanitize
 pack
 echo; echo "=== summary (total $(( $(date +%s)-t_start )) s of ${BUDGET})"; cat "$summary"
 ! grep -q '^FAIL' "$summary"

@@ -17,7 +17,8 @@ __all__ = ['MMA_MODES', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'chec
            'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching',
            'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches', 'step_parity',
            'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets', 'target_dir',
-           'build_one', 'build_all', 'add_build_parser', 'build_main', 'main']
+           'build_one', 'build_all', 'add_build_parser', 'build_main', 'main', 'find_sanitizer', 'sanitize_rows',
+           'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -676,6 +677,7 @@ def main(argv=None):
     c.add_argument('--no-backend', action='store_true', help="skip the steps that run the backend: (c) SGLang's own test kit, (f) the server flows, (g) SGLang's real model modules")
     c.add_argument('--keep-going', action='store_true', help='run every step even after one fails (default: stop at the first failing layer)')
     c.add_argument('--steps', help='run only these steps, e.g. abd (default: all, in trust order)')
+    c.add_argument('--sanitize', action='store_true', help="also run steps (b) and (d) under compute-sanitizer's memcheck and racecheck (where it is installed; the report says whether it ran)")
     c.add_argument('--model', help="also check a model's attention modules: a config.json (or its directory) through verify_kernel.models.check_model")
     from verify_kernel import bench  # `verify-kernel bench`: nbs/90_bench.ipynb
     bench.add_parser(sub)
@@ -695,6 +697,8 @@ def main(argv=None):
     env = environment()
     print(f"verify-kernel check on {env['machine']}; torch {env['torch']}, CUDA {env['cuda']}, driver {env['driver']}, SGLang {env['sglang']}; {env['date']}")
     steps = trust_steps(suite, impls, a.only, kit=not a.no_backend) + extra_sections(a.model, backend=not a.no_backend)
+    if a.sanitize: steps.append(Step('s', "compute-sanitizer memcheck and racecheck over steps (b) and (d)", lambda out: step_sanitize(out), False,
+                                     'no out-of-bounds access, no misaligned access and no shared-memory race at serving sizes'))
     if a.steps: steps = [s for s in steps if s.key in a.steps]
     for s in steps: print(f"  ({s.key}) {s.name}{' [GPU]' if s.needs_gpu else ''}")
     out = Path(a.out)
@@ -702,4 +706,44 @@ def main(argv=None):
     md = write_report(results, out, env)
     print(f"\n{verdict(results)}\nreport: {md.resolve()}\njson: {(out/'check.json').resolve()}")
     return 1 if any(r.status == 'FAIL' for r in results) else 0
+
+
+# %% ../nbs/80_check.ipynb #93426ca6
+def find_sanitizer() -> str|None:
+    "compute-sanitizer's path: on PATH, else under $CUDA_HOME (its bin/ or its compute-sanitizer/ folder); None when absent."
+    import shutil
+    if (p := shutil.which('compute-sanitizer')): return p
+    home = Path(os.environ.get('CUDA_HOME', '/usr/local/cuda'))
+    for c in (home/'bin'/'compute-sanitizer', home/'compute-sanitizer'/'compute-sanitizer'):
+        if c.exists(): return str(c)
+    return None
+
+def sanitize_rows(sanitizer:str, steps:str='bd', tools=('memcheck', 'racecheck'), timeout:int=900, out:Path|None=None) -> list[dict]:
+    "Run `verify-kernel check --steps <steps>` under each compute-sanitizer tool in a child process; a row a tool with its error count."
+    import subprocess, re, tempfile
+    rows = []
+    for tool in tools:
+        with tempfile.TemporaryDirectory() as d:
+            cmd = [sanitizer, '--tool', tool, '--error-exitcode', '99', sys.executable, '-c',
+                   'import sys; from verify_kernel.cli import main; sys.exit(main(sys.argv[1:]))',
+                   'check', '--steps', steps, '--no-progress', '--keep-going', '--out', d]
+            t0 = time.time()
+            try: r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout); text, rc = r.stdout + r.stderr, r.returncode
+            except subprocess.TimeoutExpired as e: text, rc = f"timed out after {timeout} s", None
+        m = re.search(r'ERROR SUMMARY: (\d+) error', text)
+        errors = int(m[1]) if m else None
+        if out is not None: (Path(out)/f'sanitize-{tool}.txt').write_text(text[-200_000:])
+        ok = rc == 0 and errors == 0
+        rows.append(dict(tool=tool, steps=steps, errors=errors if errors is not None else 'no summary', exit_code=rc,
+                         seconds=round(time.time() - t0, 1), status='PASS' if ok else 'FAIL',
+                         detail='' if ok else ' | '.join(l for l in text.splitlines() if 'ERROR' in l or 'Invalid' in l or 'Race' in l)[:500] or text[-300:]))
+    return rows
+
+def step_sanitize(out:Path, sanitizer:str|None=None, **kw):
+    "(s) steps (b) and (d) under compute-sanitizer memcheck and racecheck; SKIP, saying so, where it is not installed."
+    sanitizer = sanitizer or find_sanitizer()
+    if sanitizer is None:
+        return 'SKIP', [], 'compute-sanitizer is not installed here (looked on PATH and under $CUDA_HOME): not run', []
+    rows = sanitize_rows(sanitizer, out=out, **kw)
+    return ('FAIL' if any(r['status'] != 'PASS' for r in rows) else 'PASS'), rows, f"ran {sanitizer}", []
 
