@@ -490,6 +490,7 @@ std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f) {
 // misaligned row address; 8: a lane calls a shuffle with a mask that excludes it; 9: shuffle
 // width 3; 10: a full-mask shuffle in a 48-thread block (lanes 16-31 of warp 1 do not exist);
 // 11: a 1 MB local array, more than a fiber stack (only in a subprocess: the process ends);
+// 12: a misaligned float4 vk::ldg (the emulator checks every vk:: global access's alignment);
 // 0: none of these (the same kernel runs cleanly).
 __device__ __noinline__ int big_frame(int t) {
   volatile char big[1 << 20];
@@ -539,6 +540,11 @@ __global__ void error_kernel(int* out, int kind) {
     case 10:
       v = __shfl_sync(0xffffffffu, v, 0);
       break;
+    case 12: {  // a float4 load 4 bytes past a 16-byte boundary (a GPU faults: misaligned address)
+      const float4 f = vk::ldg(reinterpret_cast<const float4*>(reinterpret_cast<const char*>(out) + 4));
+      v = int(f.x);
+      break;
+    }
     default:
       __syncthreads();
       v = __shfl_sync(0xffffffffu, v, 0);
