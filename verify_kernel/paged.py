@@ -206,7 +206,8 @@ def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, 
 
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
-    off = (-t.data_ptr()) % 256
+    if t.device.type != 'cuda': t.fill_(0xFF)   # the emulator's workspaces start as poison (0xFF bytes: NaN as fp32/bf16), as a GPU's
+    off = (-t.data_ptr()) % 256                 # caching allocator hands back old data: a kernel must write before it reads
     return t[off:off + n]
 
 def _stream_key(device, impl) -> int:
@@ -492,8 +493,8 @@ def serves_batch(batch) -> str|None:
 def run_on_batch(batch, impl:str|None=None, **kw) -> tuple:
     "Run the kernel on a `workloads.VerifyBatch` exactly as SGLang's hook calls it: `(o [T, H, 512], lse [T, H])`."
     T, H = batch.q_extend.shape[0], batch.heads
-    o = torch.empty(T, H, batch.v_buffer.shape[-1], dtype=batch.dtype, device=batch.device)
-    lse = torch.empty(T, H, dtype=torch.float32, device=batch.device)
+    o = torch.full((T, H, batch.v_buffer.shape[-1]), float('nan'), dtype=batch.dtype, device=batch.device)  # poison: every row
+    lse = torch.full((T, H), float('nan'), dtype=torch.float32, device=batch.device)                          # must be written
     args, kwargs = _batch_call(batch, o, impl=impl, lse_extend=lse, **kw)
     if not verify_attn_fwd(*args, **kwargs):
         raise RuntimeError(f"paged.verify_attn_fwd does not serve {batch.name}: {serves_batch(batch)}")
