@@ -15,8 +15,8 @@ from .oracle import VerifyArgError, verify_attn_ref
 # %% auto #0
 __all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY', 'SPEC_KINDS',
            'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary', 'arch_refusal', 'kernel_unavailable',
-           'disagreement', 'backend_class', 'create_backend', 'register', 'KitCase', 'KitResult', 'run_kit_case',
-           'check_cases', 'backend_check']
+           'disagreement', 'backend_class', 'create_backend', 'pool_refusal', 'register', 'KitCase', 'KitResult',
+           'run_kit_case', 'check_cases', 'backend_check']
 
 # %% ../nbs/04_sglang_backend.ipynb #47a639c5
 BACKEND_NAME = 'verify_kernel'          # the --attention-backend name
@@ -211,8 +211,18 @@ def create_backend(model_runner):
     "The factory SGLang's `ATTENTION_BACKENDS['verify_kernel']` calls: a `VerifyKernelAttnBackend` for `model_runner`."
     if getattr(model_runner.model_config, 'is_encoder_decoder', False):
         raise AssertionError("verify_kernel (like triton) does not support cross attention; use --attention-backend flashinfer")
+    why = pool_refusal(model_runner)
+    if why: raise ValueError(why)   # at start-up, not at the first batch
     _start_up_notices(model_runner)
     return backend_class()(model_runner)
+
+def pool_refusal(model_runner) -> str|None:
+    "Why no batch of `model_runner`'s KV pool could run on this backend, or None: a DSA model's *scaled* fp8 pool (SGLang's `dsa_kv_cache_store_fp8`: 656-byte rows of 512 e4m3 + per-128 fp32 scales + bf16 rope, the layout of the flashinfer_sparse_mla / flashmla DSA sub-backends), on which the Triton KV write this backend inherits asserts at the first batch (`MLATokenToKVPool.set_kv_buffer`) and which the kernel does not read. The *raw* `[.., 576]` e4m3 pool (DSA sub-backend trtllm) is served."
+    pool = getattr(model_runner, 'token_to_kv_pool', None)
+    if not getattr(pool, 'dsa_kv_cache_store_fp8', False): return None
+    return (f"verify_kernel: this DSA model's fp8 KV pool stores scaled rows ({getattr(pool, 'kv_cache_dim', '?')} bytes: 512 e4m3 + per-128 scales "
+            f"+ bf16 rope), which SGLang's Triton KV write (MLATokenToKVPool.set_kv_buffer) refuses at the first batch and the kernel does not "
+            f"read: launch with --kv-cache-dtype bf16")
 
 def _start_up_notices(model_runner):
     "Say once what this backend serves for the model: for a DSA model (GLM-5, DeepSeek-V3.2) dense attention, as triton serves it (chapter 07)."
