@@ -14,10 +14,10 @@ from .oracle import VerifyArgError, verify_attn_ref
 from .workloads import chain_tree, eagle_tree
 
 # %% auto #0
-__all__ = ['MODELS', 'LAM', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS', 'DSA_SCALED_REFUSAL',
-           'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention', 'verify_module',
-           'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card', 'dsa_pool', 'compat', 'compat_matrix',
-           'compat_table', 'launch_line', 'check_model', 'check_cases', 'check_modules']
+__all__ = ['MODELS', 'LAM', 'U32', 'U16', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS',
+           'DSA_SCALED_REFUSAL', 'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention',
+           'verify_module', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card', 'dsa_pool', 'compat',
+           'compat_matrix', 'compat_table', 'launch_line', 'check_model', 'check_cases', 'check_modules']
 
 # %% ../nbs/07_models.ipynb #1e633276
 _YARN_DSV3 = dict(type='yarn', factor=40, original_max_position_embeddings=4096, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
@@ -196,15 +196,16 @@ def _forward(attn, fx, hidden):
                        zero_allocator=BumpAllocator(buffer_size=2, dtype=torch.float32, device='cpu'))
     return out[0] if isinstance(out, tuple) else out, out
 
-LAM = 6.0   # the probabilistic-bound factor parity.AttnTolerance uses (Higham & Mary 2019)
+LAM = parity.AttnTolerance.lam          # the probabilistic-bound factor of the attention bound (Higham & Mary 2019), read once
+U32, U16 = torch.finfo(torch.float32).eps / 2, torch.finfo(torch.bfloat16).eps / 2   # unit roundoffs: fp32 accumulation, bf16 results
 
 def _lin_bound(x_ref, e_x, W, eq):
-    "(y_ref, e_y) for y = bf16(einsum(eq, x, W)) with fp32 accumulation, x within e_x of x_ref (per element, independent errors)."
+    "(y_ref, e_y) for y = bf16(einsum(eq, x, W)) with fp32 accumulation, x within e_x of x_ref (per element, independent errors). `e_x` is already a bound with LAM in it: it propagates as sqrt(sum W^2 e_x^2), with no second LAM; LAM enters once more only for this step's own fp32 sum."
     y_ref = torch.einsum(eq, x_ref, W)
     K = x_ref.shape[-1]
-    prop = LAM * torch.einsum(eq, e_x ** 2, W ** 2).sqrt()              # the input errors through W
-    acc = (LAM * math.sqrt(K) + 2) * 2.0 ** -24 * torch.einsum(eq, x_ref.abs() + e_x, W.abs())   # fp32 accumulation
-    return y_ref, prop + acc + 2.0 ** -8 * (y_ref.abs() + prop + acc)  # + rounding the result to bf16
+    prop = torch.einsum(eq, e_x ** 2, W ** 2).sqrt()                                      # the input errors through W
+    acc = (LAM * math.sqrt(K) + 2) * U32 * torch.einsum(eq, x_ref.abs() + e_x, W.abs())  # this step's fp32 accumulation
+    return y_ref, prop + acc + U16 * (y_ref.abs() + prop + acc)                          # + rounding the result to bf16
 
 def _attn_ref(call) -> tuple:
     "(o_ref fp64, per-element bound) of one recorded hook call: the oracle on exactly the tensors SGLang's model code handed the backend."
@@ -227,8 +228,9 @@ def _describe_call(call, layer_scaling) -> dict:
 
 # %% ../nbs/07_models.ipynb #2fa38afa
 @torch.no_grad()
-def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:int=0, hidden_size:int=256, kv_cache_dtype:str='bf16') -> dict:
-    "SGLang's real attention module of `model` on CPU, one target_verify forward through `verify_kernel`, judged against an fp64 reference within the bf16 bound."
+def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:int=0, hidden_size:int=256, kv_cache_dtype:str='bf16',
+                  page_size:int=1, line:str='verify_kernel') -> dict:
+    "SGLang's real attention module of `model` on CPU, one target_verify forward through `verify_kernel`, judged against an fp64 reference within the bf16 bound. `page_size`: the KV pool's page; `line`: a launch line of LINES - 'hybrid' builds SGLang's own HybridAttnBackend (decode triton, prefill verify_kernel) from the line's resolved backends, and target_verify goes where SGLang routes it."
     t0 = time.time()
     cfg = load_config(model)
     name = model if isinstance(model, str) and model in MODELS else _arch(cfg)
@@ -242,8 +244,11 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
     prefix_lens = list(prefix_lens) if not isinstance(prefix_lens, int) else [prefix_lens]
     if not prefix_lens or any(isinstance(L, bool) or not isinstance(L, int) or L < 0 for L in prefix_lens):
         raise VerifyArgError(f"verify_module: `prefix_lens` must be a non-empty list of ints >= 0 (one a request); got {prefix_lens!r}")
-    if isinstance(drafts, bool) or not isinstance(drafts, int) or not 1 <= drafts <= 16:
-        raise VerifyArgError(f"verify_module: `drafts` must be an int in [1, 16] (draft tokens a request); got {drafts!r}")
+    from verify_kernel import paged
+    if isinstance(drafts, bool) or not isinstance(drafts, int) or not 1 <= drafts <= paged.MAX_DRAFT:
+        raise VerifyArgError(f"verify_module: `drafts` must be an int in [1, {paged.MAX_DRAFT}] (draft tokens a request); got {drafts!r}")
+    if line not in ('hybrid', 'verify_kernel'): raise VerifyArgError(f"verify_module: `line` must be 'verify_kernel' or 'hybrid' (LINES); got {line!r}")
+    if page_size not in (1, 16, 64): raise VerifyArgError(f"verify_module: `page_size` must be 1, 16 or 64; got {page_size!r}")
     if isinstance(topk, bool) or not isinstance(topk, int) or topk < 1 or (topk > 1 and drafts < 2):
         raise VerifyArgError(f"verify_module: `topk` must be an int >= 1 (1: a chain; > 1: an EAGLE tree of `drafts` >= 2 nodes); got {topk!r}")
     if kv_cache_dtype not in ('bf16', 'fp8_e4m3'): raise VerifyArgError(f"verify_module: `kv_cache_dtype` must be 'bf16' or 'fp8_e4m3'; got {kv_cache_dtype!r}")
@@ -253,11 +258,29 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
     R = _sg('sglang.test.kits.attention_unittest.runner_modes.speculative_target_verify_runner')
     FM = _sg('sglang.srt.model_executor.forward_batch_info').ForwardMode
     Hl, n = H // tp, tree.n
-    case = M.MLAAttentionCase(f"{name} tp{tp}", vkb.BACKEND_NAME, FM.TARGET_VERIFY, Hl, 1, tuple(prefix_lens), (n,) * len(prefix_lens))
+    case = M.MLAAttentionCase(f"{name} tp{tp}", vkb.BACKEND_NAME, FM.TARGET_VERIFY, Hl, page_size, tuple(prefix_lens), (n,) * len(prefix_lens))
     torch.manual_seed(seed)
+    ctx = -(-(max(prefix_lens) + n + 1) // page_size) * page_size
     fx = M.build_mla_attention_fixture(unittest.TestCase(), case, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64,
-                                       max_context_len=max(prefix_lens) + n + 1, dtype=torch.bfloat16, device='cpu',
+                                       max_context_len=ctx, dtype=torch.bfloat16, device='cpu',
                                        fp8_kv_cache=kv_cache_dtype == 'fp8_e4m3')
+    routed = None
+    if line == 'hybrid':   # SGLang's resolution of the line, then SGLang's own backend construction from it
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, 'config.json').write_text(json.dumps(cfg))
+            rd = _resolve(d, [*LINES[line], '--tp-size', str(tp), '--page-size', str(page_size), '--kv-cache-dtype', KV_DTYPES[kv_cache_dtype],
+                              '--speculative-algorithm', 'NEXTN', '--speculative-eagle-topk', str(max(topk, 1)), '--speculative-num-steps', '3',
+                              '--speculative-num-draft-tokens', str(n)])
+        pre, dec = _sg('sglang.srt.arg_groups.model_override_base').attention_backends_of(SimpleNamespace(**rd))
+        routed = dict(prefill=pre, decode=dec, page_size=rd['page_size'])
+    if routed:   # built as the kit builds its backend: the runner's heads are this rank's (attention TP 1 around the constructor)
+        ABS = _sg('sglang.srt.model_executor.model_runner_components.attention_backend_setup')
+        with _cpu_model_scope(fx, 1, None):
+            hyb = ABS._build_resolved_backend(model_runner=fx.runner, resolved=ABS.ResolvedAttentionBackendStr(prefill=routed['prefill'], decode=routed['decode']),
+                                              init_new_workspace=False)
+        routed.update(backend=type(hyb).__name__, target_verify=type(hyb._select_backend(FM.TARGET_VERIFY)).__name__,
+                      decode_backend=type(hyb._select_backend(FM.DECODE)).__name__)
+        fx.backend = hyb
     before = vkb.stats()
     g = torch.Generator().manual_seed(seed + 1)
     # the device bag picks SGLang's rope factory: 'cpu' builds its DeepSeek-YaRN rope on the CPU (and asserts a YaRN config), None the generic one
@@ -271,12 +294,13 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
         fb = _verify_batch(fx, case, tree, prefix_lens, R)
         _write_prefix(attn, fx, prefix_lens, hidden_size, g)
         hidden = torch.randn(fb.positions.numel(), hidden_size, generator=g).to(torch.bfloat16)
-        rec = _Recorder(fx.backend)
+        rec = _Recorder(fx.backend._select_backend(FM.TARGET_VERIFY) if line == 'hybrid' else fx.backend)
         y, raw = _forward(attn, fx, hidden)
     after = vkb.stats()
     served = after['served'] - before['served']
     refused = {r: c - before['refused'].get(r, 0) for r, c in after['refused'].items() if c != before['refused'].get(r, 0)}
     res = dict(model=name, architecture=_arch(cfg), tp=tp, kv_cache_dtype=kv_cache_dtype, heads_per_rank=Hl, prefix_lens=prefix_lens, drafts=n, topk=topk,
+               page_size=page_size, line=line, routed=routed,
                tree=tree.parents, served=served, refused=refused, hook_calls=len(rec.calls), extend_kwargs=rec.extend_kwargs,
                dsa=attn.use_dsa, indexer=None if attn.indexer is None else dict(calls=len(idx_calls), returned=[None if r is None else tuple(r.shape) for r in idx_calls]),
                topk_indices=('returned ' + str(tuple(raw[1].shape)) if isinstance(raw, tuple) and raw[1] is not None else None))
@@ -363,8 +387,9 @@ def card(capability:tuple=(12, 0), on_query=None):
         if on_query: on_query(cap)
         return cap
     def lazy(*a, **k): raise UnansweredDeviceQuery(f"a CUDA query that the {name} stand-in does not answer (torch.cuda would initialise here)")
-    before = {id(f): f.cache_info().currsize for f in _sglang_caches()}
-    for f in _sglang_caches(): f.cache_clear()
+    import sys
+    n_mod, fs = len(sys.modules), _sglang_caches()
+    for f in fs: f.cache_clear()
     try:
         with mock.patch('torch.cuda.is_available', lambda: True), mock.patch('torch.cuda.get_device_capability', capq), \
              mock.patch('torch.cuda.get_device_name', lambda *a, **k: name), mock.patch('torch.cuda.device_count', lambda: 8), \
@@ -372,7 +397,7 @@ def card(capability:tuple=(12, 0), on_query=None):
              mock.patch.object(common, 'get_nvgpu_memory_capacity', lambda: float(mem)):
             yield name
     finally:
-        for f in _sglang_caches(): f.cache_clear()   # nothing answered for the card outlives the scope (this CPU has no CUDA)
+        for f in (fs if len(sys.modules) == n_mod else _sglang_caches()): f.cache_clear()   # nothing answered for the card outlives the scope (this CPU has no CUDA)
 
 def _resolve(cfg_dir:str, argv:list, capability=(12, 0), scope=None):
     "SGLang's own CLI parsing and resolution pipeline (model overrides included) on a local config, every device query answered for `capability` (`card`)."
