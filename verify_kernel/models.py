@@ -16,8 +16,9 @@ from .workloads import chain_tree, eagle_tree
 # %% auto #0
 __all__ = ['MODELS', 'LAM', 'U32', 'U16', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS',
            'DSA_SCALED_REFUSAL', 'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention',
-           'verify_module', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card', 'dsa_pool', 'compat',
-           'compat_matrix', 'compat_table', 'launch_line', 'check_model', 'check_cases', 'check_modules']
+           'verify_module', 'index_k_share', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card',
+           'dsa_pool', 'compat', 'compat_matrix', 'compat_table', 'launch_line', 'check_model_input', 'check_model',
+           'check_cases', 'check_modules']
 
 # %% ../nbs/07_models.ipynb #1e633276
 _YARN_DSV3 = dict(type='yarn', factor=40, original_max_position_embeddings=4096, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
@@ -46,17 +47,21 @@ MODELS = {
                       'index_topk': 2048, 'index_head_dim': 128, 'index_n_heads': 64},
 }
 
-def load_config(model) -> dict:
-    "The config dict of `model`: a name in MODELS, a path to a config.json, or a dict."
-    if isinstance(model, dict): return copy.deepcopy(model)
-    if isinstance(model, str) and model in MODELS: return copy.deepcopy(MODELS[model])
-    p = Path(model) if isinstance(model, (str, os.PathLike)) else None
-    if p is not None and p.is_dir(): p = p / 'config.json'
-    if p is None or not p.is_file():
-        raise VerifyArgError(f"`model` must be one of {sorted(MODELS)} or a path to a config.json; got {model!r}")
-    cfg = json.loads(p.read_text())
-    tc = cfg.get('text_config')            # multimodal wrappers (Kimi-K2.5): the text model's config
-    if isinstance(tc, dict) and 'kv_lora_rank' not in cfg: cfg = {**tc, 'architectures': tc.get('architectures') or cfg.get('architectures')}
+def load_config(model, flatten:bool=True) -> dict:
+    "The config dict of `model`: a name in MODELS, a path to a config.json (or its directory), or a dict. `flatten`: a multimodal wrapper's (Kimi-K2.5/K2.6: `text_config`) text fields on top, keeping the wrapper's architecture (what SGLang maps to its attention); False: the file as it is (what compat hands SGLang). Unreadable or malformed files raise VerifyArgError."
+    if isinstance(model, dict): cfg = copy.deepcopy(model)
+    elif isinstance(model, str) and model in MODELS: cfg = copy.deepcopy(MODELS[model])
+    else:
+        p = Path(model) if isinstance(model, (str, os.PathLike)) else None
+        if p is not None and p.is_dir(): p = p / 'config.json'
+        if p is None or not p.is_file():
+            raise VerifyArgError(f"`model` must be one of {sorted(MODELS)} or a path to a config.json; got {model!r}")
+        try: cfg = json.loads(p.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e: raise VerifyArgError(f"{p}: not a readable config.json ({type(e).__name__}: {e})") from None
+        if not isinstance(cfg, dict): raise VerifyArgError(f"{p}: a config.json holds a JSON object; got {type(cfg).__name__}")
+    tc = cfg.get('text_config')
+    if flatten and isinstance(tc, dict) and 'kv_lora_rank' not in cfg:
+        cfg = {**tc, 'architectures': cfg.get('architectures') or tc.get('architectures'), 'text_architectures': tc.get('architectures')}
     return cfg
 
 def _hf_config(cfg:dict, **override):
@@ -344,14 +349,21 @@ LINES = {   # the launch lines that put target_verify on the kernel
 CARDS = {(12, 0): ('NVIDIA RTX PRO 6000 Blackwell', 97_887), (12, 1): ('NVIDIA GB10', 131_072), (10, 0): ('NVIDIA B200', 183_359),
          (9, 0): ('NVIDIA H100 80GB HBM3', 81_559)}
 
+def index_k_share(cfg:dict) -> float:
+    "Bytes of a DSA pool's index-K buffers (index_head_dim fp8 + one fp32 scale a token a layer, DSATokenToKVPool) over those of its bf16 latent KV rows."
+    return (cfg['index_head_dim'] + 4) / ((cfg['kv_lora_rank'] + cfg['qk_rope_head_dim']) * 2)
+
 def dsa_notice(cfg) -> str|None:
     "The start-up line for a DSA model served by verify_kernel (None for dense MLA models); `cfg`: a name, a config.json path, a dict or an HF config."
     if hasattr(cfg, 'to_dict'): cfg = {**cfg.to_dict(), 'architectures': getattr(cfg, 'architectures', None)}
     cfg = load_config(cfg) if not isinstance(cfg, dict) else cfg
     if not _is_dsa(cfg): return None
-    return (f"verify_kernel: {_arch(cfg)} is a DSA model; with --attention-backend verify_kernel (as with triton) the indexer is not used "
-            f"(the backend provides no indexer metadata, topk_indices is None) and target_verify is DENSE MLA attention over the whole context: "
-            f"equal to DSA only while every context is within index_topk = {cfg['index_topk']} tokens")
+    return (f"verify_kernel: {_arch(cfg)} is a DSA model. With --attention-backend verify_kernel (as with triton) the indexer is not used "
+            f"(no indexer metadata, topk_indices is None): EVERY phase - prefill, decode, target_verify - runs DENSE MLA attention over the whole "
+            f"context. Up to index_topk = {cfg['index_topk']} tokens that equals DSA; beyond it this is a different attention function from the "
+            f"sparse one the model was trained with (a quality change, not only a speed one) and O(context) work a token instead of "
+            f"O({cfg['index_topk']}). The DSA pool still allocates its index-K buffers ({cfg['index_head_dim']} fp8 + an fp32 scale a token a "
+            f"layer: {100 * index_k_share(cfg):.1f}% of the bf16 KV rows' bytes).")
 
 _said: set = set()
 
@@ -444,7 +456,7 @@ def compat(model, *, spec:str, tp:int=1, kv_cache_dtype:str='auto', topk:int=1, 
     return dict(r0, fix_argv=fix if r['served'] and fix else None)
 
 def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draft_attention_backend, tbo, extra_args, capability) -> dict:
-    cfg = load_config(model)
+    cfg, raw = load_config(model), load_config(model, flatten=False)   # checks read the text model; SGLang gets the file as it is
     name = model if isinstance(model, str) and model in MODELS else _arch(cfg)
     spec_u = str(spec).upper() if spec else 'NONE'
     if spec_u not in SPECS + ('NONE',): raise VerifyArgError(f"compat: `spec` must be one of {SPECS} or None; got {spec!r}")
@@ -472,7 +484,7 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
         if reason and not r['served']: r['fix_argv'] = _fix(reason, spec_u, line)
         return r
     with tempfile.TemporaryDirectory() as d:
-        Path(d, 'config.json').write_text(json.dumps(cfg))
+        Path(d, 'config.json').write_text(json.dumps(raw))
         if spec_u != 'NONE':
             argv += ['--speculative-algorithm', spec_u]
             if spec_u in ('EAGLE3', 'DFLASH'): argv += ['--speculative-draft-model-path', d]   # a draft checkpoint's path (its weights are not read here)
@@ -564,18 +576,39 @@ def compat_table(rows:list) -> str:
 
 
 # %% ../nbs/07_models.ipynb #095300dc
+_BOOL_FLAGS = ('--enable-two-batch-overlap',)
+
+def _pairs(argv:list) -> list:
+    "argv as [flag, value-or-None] pairs (every flag compat passes takes one value but the boolean ones)."
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in _BOOL_FLAGS: out.append([argv[i], None]); i += 1
+        else: out.append([argv[i], argv[i + 1]]); i += 2
+    return out
+
 def launch_line(r:dict, model_path:str='<model>') -> str:
-    "The full launch line of compat row `r` with its fix applied (a draft checkpoint's path shown as <draft>)."
-    argv = [('<draft>' if a.startswith(tempfile.gettempdir()) else a) for a in r['argv'] + (r['fix_argv'] or [])]
-    return ' '.join(['python -m sglang.launch_server --model-path', str(model_path), *argv])
+    "The full launch line of compat row `r` with its `fix_argv` merged in (a fix's flag replaces the same flag's value; a draft checkpoint's path shown as <draft>)."
+    pairs = _pairs(r['argv'])
+    for f, v in _pairs(r['fix_argv'] or []):
+        hit = next((p for p in pairs if p[0] == f), None)
+        if hit: hit[1] = v
+        else: pairs.append([f, v])
+    words = [w for f, v in pairs for w in ((f,) if v is None else (f, '<draft>' if str(v).startswith(tempfile.gettempdir()) else v))]
+    return ' '.join(['python -m sglang.launch_server --model-path', str(model_path), *words])
+
+def check_model_input(path) -> dict:
+    "The (flattened) config of `verify-kernel check --model PATH`, or VerifyArgError with the reason: a missing path, an unreadable or malformed config.json, a non-MLA model. Cheap: for the CLI to call before any other step runs."
+    cfg = load_config(path)
+    if (cfg.get('kv_lora_rank'), cfg.get('qk_rope_head_dim')) != (512, 64):   # a non-MLA config is no PASS
+        raise VerifyArgError(f"{path}: {_arch(cfg)} is not an MLA model with latent 512 + rope 64 (kv_lora_rank {cfg.get('kv_lora_rank')!r}, "
+                             f"qk_rope_head_dim {cfg.get('qk_rope_head_dim')!r}): verify_kernel serves only those; use --attention-backend triton or flashinfer")
+    return cfg
 
 def check_model(path, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, specs=SPECS, topks=TOPKS, capability=(12, 0)) -> str:
     "The compatibility rows of a user's model (`verify-kernel check --model <config.json>`) on a card of `capability`, as a markdown table, the full launch line of the best row, and the DSA notice. A path that is not an MLA model's config.json raises VerifyArgError before anything else runs."
-    cfg = load_config(path)
-    if (cfg.get('kv_lora_rank'), cfg.get('qk_rope_head_dim')) != (512, 64):   # before any other step: a non-MLA config is no PASS
-        raise VerifyArgError(f"{path}: {_arch(cfg)} is not an MLA model with latent 512 + rope 64 (kv_lora_rank {cfg.get('kv_lora_rank')!r}, "
-                             f"qk_rope_head_dim {cfg.get('qk_rope_head_dim')!r}): verify_kernel serves only those; use --attention-backend triton or flashinfer")
-    rows = [compat(cfg, spec=s, tp=t, kv_cache_dtype=k, topk=tk, capability=capability) for s in specs for tk in topks
+    cfg = check_model_input(path)
+    raw = load_config(path, flatten=False)   # SGLang resolves the file as it is (a wrapper's architecture included)
+    rows = [compat(raw, spec=s, tp=t, kv_cache_dtype=k, topk=tk, capability=capability) for s in specs for tk in topks
             if not (tk > 1 and s not in _TOPK_SPECS) for t in tps for k in kv_cache_dtypes
             if not (isinstance(cfg.get('num_attention_heads'), int) and cfg['num_attention_heads'] % t)]
     pref = {'EAGLE3': 0, 'NEXTN': 1 if cfg.get('num_nextn_predict_layers') else 9, 'EAGLE': 2, 'DFLASH': 3, 'NGRAM': 4, 'FROZEN_KV_MTP': 9}
