@@ -13,10 +13,10 @@ from . import build, paged, parity, env_vars
 from .oracle import VerifyArgError, verify_attn_ref
 
 # %% auto #0
-__all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY', 'SPEC_KINDS',
-           'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary', 'arch_refusal', 'kernel_unavailable',
-           'disagreement', 'backend_class', 'create_backend', 'pool_refusal', 'register', 'KitCase', 'KitResult',
-           'run_kit_case', 'check_cases', 'backend_check']
+__all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY',
+           'DRAFT_DEFAULT_TARGET', 'SPEC_KINDS', 'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary',
+           'arch_refusal', 'kernel_unavailable', 'disagreement', 'backend_class', 'create_backend', 'pool_refusal',
+           'register', 'default_draft_backend', 'KitCase', 'KitResult', 'run_kit_case', 'check_cases', 'backend_check']
 
 # %% ../nbs/04_sglang_backend.ipynb #47a639c5
 BACKEND_NAME = 'verify_kernel'          # the --attention-backend name
@@ -246,8 +246,26 @@ def register():
     _sg('sglang.srt.layers.attention.attention_registry').ATTENTION_BACKENDS[BACKEND_NAME] = create_backend
     backend_class()                       # loads verify_kernel.sglang_backend, the module of the class (it imports SGLang's TritonAttnBackend)
     if not _registered: atexit.register(_log_summary); _registered['atexit'] = True
+    hr = _sg('sglang.srt.plugins.hook_registry')
+    if not any(h is default_draft_backend for _, h, _ in hr.HookRegistry._hooks.get(DRAFT_DEFAULT_TARGET, [])):
+        hr.HookRegistry.register(DRAFT_DEFAULT_TARGET, default_draft_backend, hr.HookType.AFTER)
+    if hr._current_plugin_source.get() is None: hr.HookRegistry.apply_hooks()   # outside load_plugins (which applies hooks after every plugin ran)
     from verify_kernel import defrag      # VERIFY_KERNEL_DEFRAG >= 1: the tier-0 allocator through SGLang's HookRegistry (chapter 06)
     defrag.install_from_env()
+
+DRAFT_DEFAULT_TARGET = 'sglang.srt.arg_groups.speculative_hook.handle_speculative_decoding'
+
+def default_draft_backend(result, server_args):
+    "SGLang `HookRegistry` AFTER hook on its `handle_speculative_decoding` (argument resolution): when verify_kernel is the decode backend the EAGLE/EAGLE3/NEXTN draft worker would inherit, and `--speculative-draft-attention-backend` is unset, default it to triton (the draft worker builds its backend from a fixed list; its decode and draft-extend are Triton's code in this backend anyway), with a log line. An explicit flag is kept."
+    mb, ov = _sg('sglang.srt.arg_groups.model_override_base'), _sg('sglang.srt.arg_groups.overrides')
+    cfg = mb.resolving_view(server_args)
+    algo = str(getattr(cfg, 'speculative_algorithm', None) or '').upper()
+    if algo not in ('EAGLE', 'EAGLE3', 'NEXTN') or cfg.speculative_draft_attention_backend is not None: return None
+    if mb.attention_backends_of(cfg)[1] != BACKEND_NAME: return None
+    ov.declare_resolution(server_args, 'verify_kernel', speculative_draft_attention_backend='triton')
+    log.warning(f"verify_kernel: --speculative-draft-attention-backend triton for the {algo} draft worker (its backend comes from a fixed list; "
+                f"verify_kernel serves target_verify only)")
+    return None
 
 # %% ../nbs/04_sglang_backend.ipynb #07339ba3
 SPEC_KINDS = ('eagle', 'dflash', 'ngram', 'frozen_kv_mtp')
