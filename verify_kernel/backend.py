@@ -13,10 +13,10 @@ from . import build, paged, parity, env_vars
 from .oracle import VerifyArgError, verify_attn_ref
 
 # %% auto #0
-__all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY', 'SPEC_KINDS',
-           'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary', 'arch_refusal', 'kernel_unavailable',
-           'disagreement', 'backend_class', 'create_backend', 'register', 'KitCase', 'KitResult', 'run_kit_case',
-           'check_cases', 'backend_check']
+__all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY',
+           'DRAFT_DEFAULT_TARGET', 'SPEC_KINDS', 'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary',
+           'arch_refusal', 'kernel_unavailable', 'disagreement', 'backend_class', 'create_backend', 'pool_refusal',
+           'register', 'default_draft_backend', 'KitCase', 'KitResult', 'run_kit_case', 'check_cases', 'backend_check']
 
 # %% ../nbs/04_sglang_backend.ipynb #47a639c5
 BACKEND_NAME = 'verify_kernel'          # the --attention-backend name
@@ -211,8 +211,18 @@ def create_backend(model_runner):
     "The factory SGLang's `ATTENTION_BACKENDS['verify_kernel']` calls: a `VerifyKernelAttnBackend` for `model_runner`."
     if getattr(model_runner.model_config, 'is_encoder_decoder', False):
         raise AssertionError("verify_kernel (like triton) does not support cross attention; use --attention-backend flashinfer")
+    why = pool_refusal(model_runner)
+    if why: raise ValueError(why)   # at start-up, not at the first batch
     _start_up_notices(model_runner)
     return backend_class()(model_runner)
+
+def pool_refusal(model_runner) -> str|None:
+    "Why no batch of `model_runner`'s KV pool could run on this backend, or None: a DSA model's *scaled* fp8 pool (SGLang's `dsa_kv_cache_store_fp8`: 656-byte rows of 512 e4m3 + per-128 fp32 scales + bf16 rope, the layout of the flashinfer_sparse_mla / flashmla DSA sub-backends), on which the Triton KV write this backend inherits asserts at the first batch (`MLATokenToKVPool.set_kv_buffer`) and which the kernel does not read. The *raw* `[.., 576]` e4m3 pool (DSA sub-backend trtllm) is served."
+    pool = getattr(model_runner, 'token_to_kv_pool', None)
+    if not getattr(pool, 'dsa_kv_cache_store_fp8', False): return None
+    return (f"verify_kernel: this DSA model's fp8 KV pool stores scaled rows ({getattr(pool, 'kv_cache_dim', '?')} bytes: 512 e4m3 + per-128 scales "
+            f"+ bf16 rope), which SGLang's Triton KV write (MLATokenToKVPool.set_kv_buffer) refuses at the first batch and the kernel does not "
+            f"read: launch with --kv-cache-dtype bf16")
 
 def _start_up_notices(model_runner):
     "Say once what this backend serves for the model: for a DSA model (GLM-5, DeepSeek-V3.2) dense attention, as triton serves it (chapter 07)."
@@ -236,8 +246,26 @@ def register():
     _sg('sglang.srt.layers.attention.attention_registry').ATTENTION_BACKENDS[BACKEND_NAME] = create_backend
     backend_class()                       # loads verify_kernel.sglang_backend, the module of the class (it imports SGLang's TritonAttnBackend)
     if not _registered: atexit.register(_log_summary); _registered['atexit'] = True
+    hr = _sg('sglang.srt.plugins.hook_registry')
+    if not any(h is default_draft_backend for _, h, _ in hr.HookRegistry._hooks.get(DRAFT_DEFAULT_TARGET, [])):
+        hr.HookRegistry.register(DRAFT_DEFAULT_TARGET, default_draft_backend, hr.HookType.AFTER)
+    if hr._current_plugin_source.get() is None: hr.HookRegistry.apply_hooks()   # outside load_plugins (which applies hooks after every plugin ran)
     from verify_kernel import defrag      # VERIFY_KERNEL_DEFRAG >= 1: the tier-0 allocator through SGLang's HookRegistry (chapter 06)
     defrag.install_from_env()
+
+DRAFT_DEFAULT_TARGET = 'sglang.srt.arg_groups.speculative_hook.handle_speculative_decoding'
+
+def default_draft_backend(result, server_args):
+    "SGLang `HookRegistry` AFTER hook on its `handle_speculative_decoding` (argument resolution): when verify_kernel is the decode backend the EAGLE/EAGLE3/NEXTN draft worker would inherit, and `--speculative-draft-attention-backend` is unset, default it to triton (the draft worker builds its backend from a fixed list; its decode and draft-extend are Triton's code in this backend anyway), with a log line. An explicit flag is kept."
+    mb, ov = _sg('sglang.srt.arg_groups.model_override_base'), _sg('sglang.srt.arg_groups.overrides')
+    cfg = mb.resolving_view(server_args)
+    algo = str(getattr(cfg, 'speculative_algorithm', None) or '').upper()
+    if algo not in ('EAGLE', 'EAGLE3', 'NEXTN') or cfg.speculative_draft_attention_backend is not None: return None
+    if mb.attention_backends_of(cfg)[1] != BACKEND_NAME: return None
+    ov.declare_resolution(server_args, 'verify_kernel', speculative_draft_attention_backend='triton')
+    log.warning(f"verify_kernel: --speculative-draft-attention-backend triton for the {algo} draft worker (its backend comes from a fixed list; "
+                f"verify_kernel serves target_verify only)")
+    return None
 
 # %% ../nbs/04_sglang_backend.ipynb #07339ba3
 SPEC_KINDS = ('eagle', 'dflash', 'ngram', 'frozen_kv_mtp')

@@ -708,7 +708,7 @@ def main(argv=None):
     return 1 if any(r.status == 'FAIL' for r in results) else 0
 
 
-# %% ../nbs/80_check.ipynb #93426ca6
+# %% ../nbs/80_check.ipynb #c6425892
 def find_sanitizer() -> str|None:
     "compute-sanitizer's path: on PATH, else under $CUDA_HOME (its bin/ or its compute-sanitizer/ folder); None when absent."
     import shutil

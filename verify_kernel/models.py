@@ -6,6 +6,7 @@
 from __future__ import annotations
 import contextlib, copy, json, math, os, tempfile, time, unittest
 from pathlib import Path
+from types import SimpleNamespace
 import torch
 from torch import Tensor
 from . import backend as vkb, parity
@@ -13,8 +14,10 @@ from .oracle import VerifyArgError, verify_attn_ref
 from .workloads import chain_tree, eagle_tree
 
 # %% auto #0
-__all__ = ['MODELS', 'LAM', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TPS', 'KV_CACHE_DTYPES', 'load_config', 'build_attention',
-           'verify_module', 'dsa_notice', 'say_dsa_notice', 'compat', 'compat_matrix', 'compat_table', 'check_model',
+__all__ = ['MODELS', 'LAM', 'U32', 'U16', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS',
+           'DSA_SCALED_REFUSAL', 'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention',
+           'verify_module', 'index_k_share', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card',
+           'dsa_pool', 'compat', 'compat_matrix', 'compat_table', 'launch_line', 'check_model_input', 'check_model',
            'check_cases', 'check_modules']
 
 # %% ../nbs/07_models.ipynb #1e633276
@@ -44,17 +47,21 @@ MODELS = {
                       'index_topk': 2048, 'index_head_dim': 128, 'index_n_heads': 64},
 }
 
-def load_config(model) -> dict:
-    "The config dict of `model`: a name in MODELS, a path to a config.json, or a dict."
-    if isinstance(model, dict): return copy.deepcopy(model)
-    if isinstance(model, str) and model in MODELS: return copy.deepcopy(MODELS[model])
-    p = Path(model) if isinstance(model, (str, os.PathLike)) else None
-    if p is not None and p.is_dir(): p = p / 'config.json'
-    if p is None or not p.is_file():
-        raise VerifyArgError(f"`model` must be one of {sorted(MODELS)} or a path to a config.json; got {model!r}")
-    cfg = json.loads(p.read_text())
-    tc = cfg.get('text_config')            # multimodal wrappers (Kimi-K2.5): the text model's config
-    if isinstance(tc, dict) and 'kv_lora_rank' not in cfg: cfg = {**tc, 'architectures': tc.get('architectures') or cfg.get('architectures')}
+def load_config(model, flatten:bool=True) -> dict:
+    "The config dict of `model`: a name in MODELS, a path to a config.json (or its directory), or a dict. `flatten`: a multimodal wrapper's (Kimi-K2.5/K2.6: `text_config`) text fields on top, keeping the wrapper's architecture (what SGLang maps to its attention); False: the file as it is (what compat hands SGLang). Unreadable or malformed files raise VerifyArgError."
+    if isinstance(model, dict): cfg = copy.deepcopy(model)
+    elif isinstance(model, str) and model in MODELS: cfg = copy.deepcopy(MODELS[model])
+    else:
+        p = Path(model) if isinstance(model, (str, os.PathLike)) else None
+        if p is not None and p.is_dir(): p = p / 'config.json'
+        if p is None or not p.is_file():
+            raise VerifyArgError(f"`model` must be one of {sorted(MODELS)} or a path to a config.json; got {model!r}")
+        try: cfg = json.loads(p.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e: raise VerifyArgError(f"{p}: not a readable config.json ({type(e).__name__}: {e})") from None
+        if not isinstance(cfg, dict): raise VerifyArgError(f"{p}: a config.json holds a JSON object; got {type(cfg).__name__}")
+    tc = cfg.get('text_config')
+    if flatten and isinstance(tc, dict) and 'kv_lora_rank' not in cfg:
+        cfg = {**tc, 'architectures': cfg.get('architectures') or tc.get('architectures'), 'text_architectures': tc.get('architectures')}
     return cfg
 
 def _hf_config(cfg:dict, **override):
@@ -194,15 +201,16 @@ def _forward(attn, fx, hidden):
                        zero_allocator=BumpAllocator(buffer_size=2, dtype=torch.float32, device='cpu'))
     return out[0] if isinstance(out, tuple) else out, out
 
-LAM = 6.0   # the probabilistic-bound factor parity.AttnTolerance uses (Higham & Mary 2019)
+LAM = parity.AttnTolerance.lam          # the probabilistic-bound factor of the attention bound (Higham & Mary 2019), read once
+U32, U16 = torch.finfo(torch.float32).eps / 2, torch.finfo(torch.bfloat16).eps / 2   # unit roundoffs: fp32 accumulation, bf16 results
 
 def _lin_bound(x_ref, e_x, W, eq):
-    "(y_ref, e_y) for y = bf16(einsum(eq, x, W)) with fp32 accumulation, x within e_x of x_ref (per element, independent errors)."
+    "(y_ref, e_y) for y = bf16(einsum(eq, x, W)) with fp32 accumulation, x within e_x of x_ref (per element, independent errors). `e_x` is already a bound with LAM in it: it propagates as sqrt(sum W^2 e_x^2), with no second LAM; LAM enters once more only for this step's own fp32 sum."
     y_ref = torch.einsum(eq, x_ref, W)
     K = x_ref.shape[-1]
-    prop = LAM * torch.einsum(eq, e_x ** 2, W ** 2).sqrt()              # the input errors through W
-    acc = (LAM * math.sqrt(K) + 2) * 2.0 ** -24 * torch.einsum(eq, x_ref.abs() + e_x, W.abs())   # fp32 accumulation
-    return y_ref, prop + acc + 2.0 ** -8 * (y_ref.abs() + prop + acc)  # + rounding the result to bf16
+    prop = torch.einsum(eq, e_x ** 2, W ** 2).sqrt()                                      # the input errors through W
+    acc = (LAM * math.sqrt(K) + 2) * U32 * torch.einsum(eq, x_ref.abs() + e_x, W.abs())  # this step's fp32 accumulation
+    return y_ref, prop + acc + U16 * (y_ref.abs() + prop + acc)                          # + rounding the result to bf16
 
 def _attn_ref(call) -> tuple:
     "(o_ref fp64, per-element bound) of one recorded hook call: the oracle on exactly the tensors SGLang's model code handed the backend."
@@ -225,8 +233,9 @@ def _describe_call(call, layer_scaling) -> dict:
 
 # %% ../nbs/07_models.ipynb #2fa38afa
 @torch.no_grad()
-def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:int=0, hidden_size:int=256, kv_cache_dtype:str='bf16') -> dict:
-    "SGLang's real attention module of `model` on CPU, one target_verify forward through `verify_kernel`, judged against an fp64 reference within the bf16 bound."
+def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:int=0, hidden_size:int=256, kv_cache_dtype:str='bf16',
+                  page_size:int=1, line:str='verify_kernel') -> dict:
+    "SGLang's real attention module of `model` on CPU, one target_verify forward through `verify_kernel`, judged against an fp64 reference within the bf16 bound. `page_size`: the KV pool's page; `line`: a launch line of LINES - 'hybrid' builds SGLang's own HybridAttnBackend (decode triton, prefill verify_kernel) from the line's resolved backends, and target_verify goes where SGLang routes it."
     t0 = time.time()
     cfg = load_config(model)
     name = model if isinstance(model, str) and model in MODELS else _arch(cfg)
@@ -240,8 +249,11 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
     prefix_lens = list(prefix_lens) if not isinstance(prefix_lens, int) else [prefix_lens]
     if not prefix_lens or any(isinstance(L, bool) or not isinstance(L, int) or L < 0 for L in prefix_lens):
         raise VerifyArgError(f"verify_module: `prefix_lens` must be a non-empty list of ints >= 0 (one a request); got {prefix_lens!r}")
-    if isinstance(drafts, bool) or not isinstance(drafts, int) or not 1 <= drafts <= 16:
-        raise VerifyArgError(f"verify_module: `drafts` must be an int in [1, 16] (draft tokens a request); got {drafts!r}")
+    from verify_kernel import paged
+    if isinstance(drafts, bool) or not isinstance(drafts, int) or not 1 <= drafts <= paged.MAX_DRAFT:
+        raise VerifyArgError(f"verify_module: `drafts` must be an int in [1, {paged.MAX_DRAFT}] (draft tokens a request); got {drafts!r}")
+    if line not in ('hybrid', 'verify_kernel'): raise VerifyArgError(f"verify_module: `line` must be 'verify_kernel' or 'hybrid' (LINES); got {line!r}")
+    if page_size not in (1, 16, 64): raise VerifyArgError(f"verify_module: `page_size` must be 1, 16 or 64; got {page_size!r}")
     if isinstance(topk, bool) or not isinstance(topk, int) or topk < 1 or (topk > 1 and drafts < 2):
         raise VerifyArgError(f"verify_module: `topk` must be an int >= 1 (1: a chain; > 1: an EAGLE tree of `drafts` >= 2 nodes); got {topk!r}")
     if kv_cache_dtype not in ('bf16', 'fp8_e4m3'): raise VerifyArgError(f"verify_module: `kv_cache_dtype` must be 'bf16' or 'fp8_e4m3'; got {kv_cache_dtype!r}")
@@ -251,11 +263,29 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
     R = _sg('sglang.test.kits.attention_unittest.runner_modes.speculative_target_verify_runner')
     FM = _sg('sglang.srt.model_executor.forward_batch_info').ForwardMode
     Hl, n = H // tp, tree.n
-    case = M.MLAAttentionCase(f"{name} tp{tp}", vkb.BACKEND_NAME, FM.TARGET_VERIFY, Hl, 1, tuple(prefix_lens), (n,) * len(prefix_lens))
+    case = M.MLAAttentionCase(f"{name} tp{tp}", vkb.BACKEND_NAME, FM.TARGET_VERIFY, Hl, page_size, tuple(prefix_lens), (n,) * len(prefix_lens))
     torch.manual_seed(seed)
+    ctx = -(-(max(prefix_lens) + n + 1) // page_size) * page_size
     fx = M.build_mla_attention_fixture(unittest.TestCase(), case, kv_lora_rank=512, qk_rope_head_dim=64, hidden_size=64,
-                                       max_context_len=max(prefix_lens) + n + 1, dtype=torch.bfloat16, device='cpu',
+                                       max_context_len=ctx, dtype=torch.bfloat16, device='cpu',
                                        fp8_kv_cache=kv_cache_dtype == 'fp8_e4m3')
+    routed = None
+    if line == 'hybrid':   # SGLang's resolution of the line, then SGLang's own backend construction from it
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, 'config.json').write_text(json.dumps(cfg))
+            rd = _resolve(d, [*LINES[line], '--tp-size', str(tp), '--page-size', str(page_size), '--kv-cache-dtype', KV_DTYPES[kv_cache_dtype],
+                              '--speculative-algorithm', 'NEXTN', '--speculative-eagle-topk', str(max(topk, 1)), '--speculative-num-steps', '3',
+                              '--speculative-num-draft-tokens', str(n)])
+        pre, dec = _sg('sglang.srt.arg_groups.model_override_base').attention_backends_of(SimpleNamespace(**rd))
+        routed = dict(prefill=pre, decode=dec, page_size=rd['page_size'])
+    if routed:   # built as the kit builds its backend: the runner's heads are this rank's (attention TP 1 around the constructor)
+        ABS = _sg('sglang.srt.model_executor.model_runner_components.attention_backend_setup')
+        with _cpu_model_scope(fx, 1, None):
+            hyb = ABS._build_resolved_backend(model_runner=fx.runner, resolved=ABS.ResolvedAttentionBackendStr(prefill=routed['prefill'], decode=routed['decode']),
+                                              init_new_workspace=False)
+        routed.update(backend=type(hyb).__name__, target_verify=type(hyb._select_backend(FM.TARGET_VERIFY)).__name__,
+                      decode_backend=type(hyb._select_backend(FM.DECODE)).__name__)
+        fx.backend = hyb
     before = vkb.stats()
     g = torch.Generator().manual_seed(seed + 1)
     # the device bag picks SGLang's rope factory: 'cpu' builds its DeepSeek-YaRN rope on the CPU (and asserts a YaRN config), None the generic one
@@ -269,12 +299,13 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
         fb = _verify_batch(fx, case, tree, prefix_lens, R)
         _write_prefix(attn, fx, prefix_lens, hidden_size, g)
         hidden = torch.randn(fb.positions.numel(), hidden_size, generator=g).to(torch.bfloat16)
-        rec = _Recorder(fx.backend)
+        rec = _Recorder(fx.backend._select_backend(FM.TARGET_VERIFY) if line == 'hybrid' else fx.backend)
         y, raw = _forward(attn, fx, hidden)
     after = vkb.stats()
     served = after['served'] - before['served']
     refused = {r: c - before['refused'].get(r, 0) for r, c in after['refused'].items() if c != before['refused'].get(r, 0)}
     res = dict(model=name, architecture=_arch(cfg), tp=tp, kv_cache_dtype=kv_cache_dtype, heads_per_rank=Hl, prefix_lens=prefix_lens, drafts=n, topk=topk,
+               page_size=page_size, line=line, routed=routed,
                tree=tree.parents, served=served, refused=refused, hook_calls=len(rec.calls), extend_kwargs=rec.extend_kwargs,
                dsa=attn.use_dsa, indexer=None if attn.indexer is None else dict(calls=len(idx_calls), returned=[None if r is None else tuple(r.shape) for r in idx_calls]),
                topk_indices=('returned ' + str(tuple(raw[1].shape)) if isinstance(raw, tuple) and raw[1] is not None else None))
@@ -299,17 +330,40 @@ def verify_module(model, *, tp:int=1, prefix_lens, drafts:int, topk:int=1, seed:
 SPECS = ('EAGLE', 'EAGLE3', 'NEXTN', 'NGRAM', 'DFLASH', 'FROZEN_KV_MTP')
 DRAFT_BACKENDS = ('flashinfer', 'triton', 'intel_amx', 'intel_xpu', 'aiter', 'fa3', 'hybrid_linear_attn', 'flashmla', 'trtllm_mha',
                   'trtllm_mla', 'cutedsl_mla', 'dsa', 'nsa', 'ascend', 'fa4', 'dsv4')   # DraftBackendFactory's maps (speculative/draft_utils.py)
-KV_DTYPES = {'bf16': 'auto', 'auto': 'auto', 'bfloat16': 'bfloat16', 'fp8_e4m3': 'fp8_e4m3'}
+KV_DTYPES = {'auto': 'auto', 'bf16': 'bfloat16', 'bfloat16': 'bfloat16', 'fp8_e4m3': 'fp8_e4m3'}   # 'auto': what an owner gets without the flag
 _DRAFT_MAP_SPECS = ('EAGLE', 'EAGLE3', 'NEXTN')   # workers that build the draft backend through DraftBackendFactory
+_TOPK_SPECS = ('EAGLE', 'EAGLE3', 'NEXTN', 'FROZEN_KV_MTP')   # --speculative-eagle-topk shapes their draft tree (NGRAM: its BFS breadth; DFLASH: a chain)
+TREE = dict(topk=4, steps=3, draft_tokens=16)   # the topk > 1 rows: a best-first tree of 16 nodes (the 8-64 the owners draft)
+SPECIAL = {   # algorithms that need something beyond the target checkpoint (read from SGLang 0.5.23's speculative_hook.py)
+    'EAGLE': 'needs an EAGLE draft checkpoint (--speculative-draft-model-path)',
+    'EAGLE3': 'needs an EAGLE3 draft checkpoint (--speculative-draft-model-path)',
+    'DFLASH': 'needs a DFLASH draft checkpoint (--speculative-draft-model-path); drafts a chain',
+    'FROZEN_KV_MTP': 'a Gemma-4 assistant-draft mode (SGLang promotes EAGLE/NEXTN to it for Gemma4Assistant drafts, speculative_hook.py:87-115): no such draft exists for these MLA models'}
+LINES = {   # the launch lines that put target_verify on the kernel
+    'verify_kernel': ['--attention-backend', 'verify_kernel'],
+    # SGLang's HybridAttnBackend: decode (and the draft worker) on Triton, prefill and target_verify (--speculative-attention-mode
+    # prefill, the default) on verify_kernel; passes the topk > 1 + page > 1 name check, which reads --attention-backend only
+    'hybrid': ['--attention-backend', 'triton', '--prefill-attention-backend', 'verify_kernel']}
+# (name, memory in MiB) that torch / nvidia-smi report for one card of each capability: published figures, not measured here (no
+# GPU on this machine); GB10's memory is its nominal 128 GB (unified). Memory only sets memory-derived defaults (chunked prefill, graph sizes).
+CARDS = {(12, 0): ('NVIDIA RTX PRO 6000 Blackwell', 97_887), (12, 1): ('NVIDIA GB10', 131_072), (10, 0): ('NVIDIA B200', 183_359),
+         (9, 0): ('NVIDIA H100 80GB HBM3', 81_559)}
+
+def index_k_share(cfg:dict) -> float:
+    "Bytes of a DSA pool's index-K buffers (index_head_dim fp8 + one fp32 scale a token a layer, DSATokenToKVPool) over those of its bf16 latent KV rows."
+    return (cfg['index_head_dim'] + 4) / ((cfg['kv_lora_rank'] + cfg['qk_rope_head_dim']) * 2)
 
 def dsa_notice(cfg) -> str|None:
     "The start-up line for a DSA model served by verify_kernel (None for dense MLA models); `cfg`: a name, a config.json path, a dict or an HF config."
     if hasattr(cfg, 'to_dict'): cfg = {**cfg.to_dict(), 'architectures': getattr(cfg, 'architectures', None)}
     cfg = load_config(cfg) if not isinstance(cfg, dict) else cfg
     if not _is_dsa(cfg): return None
-    return (f"verify_kernel: {_arch(cfg)} is a DSA model; with --attention-backend verify_kernel (as with triton) the indexer is not used "
-            f"(the backend provides no indexer metadata, topk_indices is None) and target_verify is DENSE MLA attention over the whole context: "
-            f"equal to DSA only while every context is within index_topk = {cfg['index_topk']} tokens")
+    return (f"verify_kernel: {_arch(cfg)} is a DSA model. With --attention-backend verify_kernel (as with triton) the indexer is not used "
+            f"(no indexer metadata, topk_indices is None): EVERY phase - prefill, decode, target_verify - runs DENSE MLA attention over the whole "
+            f"context. Up to index_topk = {cfg['index_topk']} tokens that equals DSA; beyond it this is a different attention function from the "
+            f"sparse one the model was trained with (a quality change, not only a speed one) and O(context) work a token instead of "
+            f"O({cfg['index_topk']}). The DSA pool still allocates its index-K buffers ({cfg['index_head_dim']} fp8 + an fp32 scale a token a "
+            f"layer: {100 * index_k_share(cfg):.1f}% of the bf16 KV rows' bytes).")
 
 _said: set = set()
 
@@ -321,115 +375,249 @@ def say_dsa_notice(hf_config) -> str|None:
         import logging; logging.getLogger('verify_kernel.backend').warning(note)
     return note
 
-def _resolve(cfg_dir:str, argv:list, capability=(9, 0)):
-    "SGLang's own CLI parsing and resolution pipeline (model overrides included) on a local config; CUDA device queries answered as `capability`."
+def _sglang_caches() -> list:
+    "SGLang's lru-cached functions (the device probes of `utils.common` among them), each once."
+    import sys
+    fs = {}
+    for mn, m in list(sys.modules.items()):
+        if mn.startswith('sglang') and m is not None:
+            for f in list(vars(m).values()):
+                if callable(f) and hasattr(f, 'cache_clear') and hasattr(f, 'cache_info'): fs[id(f)] = f   # `is_sm120_supported` and kin wrap partials (no __module__)
+    return list(fs.values())
+
+class UnansweredDeviceQuery(RuntimeError): "A CUDA query SGLang made that `card` does not answer (it would have initialised CUDA)."
+
+@contextlib.contextmanager
+def card(capability:tuple=(12, 0), on_query=None):
+    "Every device query SGLang makes while resolving arguments answers for one GPU of `capability` (CARDS): torch.cuda's availability, capability, name and count, NVML's SM, nvidia-smi's memory; SGLang's cached probes (`is_cuda`, `is_sm120`, ... in `utils/common.py`) are cleared on entry and exit. Any other CUDA query raises `UnansweredDeviceQuery`."
     from unittest import mock
+    common = _sg('sglang.srt.utils.common')
+    cap = tuple(capability)
+    if cap not in CARDS: raise VerifyArgError(f"card: `capability` must be one of {sorted(CARDS)}; got {capability!r}")
+    name, mem = CARDS[cap]
+    def capq(*a, **k):
+        if on_query: on_query(cap)
+        return cap
+    def lazy(*a, **k): raise UnansweredDeviceQuery(f"a CUDA query that the {name} stand-in does not answer (torch.cuda would initialise here)")
+    import sys
+    n_mod, fs = len(sys.modules), _sglang_caches()
+    for f in fs: f.cache_clear()
+    try:
+        with mock.patch('torch.cuda.is_available', lambda: True), mock.patch('torch.cuda.get_device_capability', capq), \
+             mock.patch('torch.cuda.get_device_name', lambda *a, **k: name), mock.patch('torch.cuda.device_count', lambda: 8), \
+             mock.patch('torch.cuda._lazy_init', lazy), mock.patch.object(common, '_get_device_sm_via_nvml', lambda: cap[0] * 10 + cap[1]), \
+             mock.patch.object(common, 'get_nvgpu_memory_capacity', lambda: float(mem)):
+            yield name
+    finally:
+        for f in (fs if len(sys.modules) == n_mod else _sglang_caches()): f.cache_clear()   # nothing answered for the card outlives the scope (this CPU has no CUDA)
+
+def _resolve(cfg_dir:str, argv:list, capability=(12, 0), scope=None):
+    "SGLang's own CLI parsing and resolution pipeline (model overrides included) on a local config, every device query answered for `capability` (`card`)."
     SA = _sg('sglang.srt.server_args')
-    with mock.patch('torch.cuda.get_device_capability', lambda *a, **k: tuple(capability)):
+    with (scope or card)(capability):
         sa = SA.prepare_server_args(['--model-path', cfg_dir, '--device', 'cuda', '--skip-tokenizer-init', '--log-level', 'error', *argv])
         sa.resolve_once()
     return sa.resolved_dict()
 
-_FIXES = (('with page_size(', '--speculative-eagle-topk 1 (a chain; DSA models force page size 64)'),)
+def dsa_pool(rd:dict) -> str|None:
+    "The layout of a DSA model's KV pool for resolved args `rd` (None: not DSA, or bf16): SGLang's `calculate_mla_kv_cache_dim` (mem_cache/kv_cache_configurator.py:3412-3475): 'raw' [.., 576] e4m3 when a DSA sub-backend is trtllm (or both tilelang), else 'scaled' 656-byte rows (512 e4m3 + 4 fp32 scales + 64 bf16 rope)."
+    if not str(rd.get('kv_cache_dtype')).startswith('fp8'): return None
+    pre, dec = rd.get('dsa_prefill_backend'), rd.get('dsa_decode_backend')
+    if pre is None and dec is None: return None
+    return 'raw' if 'trtllm' in (pre, dec) or (pre, dec) == ('tilelang', 'tilelang') else 'scaled'
 
-def compat(model, *, spec:str, tp:int=1, kv_cache_dtype:str='bf16', draft_attention_backend:str|None=None, extra_args:list|None=None,
-           capability:tuple=(9, 0)) -> dict:
-    "What SGLang 0.5.23 resolves for `model` launched with `--attention-backend verify_kernel` and `spec`, whether it starts, and whether target_verify reaches the kernel."
-    cfg = load_config(model)
+DSA_SCALED_REFUSAL = ("verify_kernel: this DSA model's fp8 KV pool stores scaled rows ({dim} bytes: 512 e4m3 + per-128 scales + bf16 rope; "
+                      "DSA sub-backends {pre}/{dec}), which SGLang's Triton KV write (MLATokenToKVPool.set_kv_buffer) refuses at the first batch "
+                      "and the kernel does not read: launch with --kv-cache-dtype bf16")
+
+def _fix(reason:str, spec:str, line:str) -> list|None:
+    "The arguments that fix a row's `reason` (appended to its launch line; the last value of a flag wins), or None when nothing does."
+    if 'draft worker builds its attention backend' in reason or 'frozen-KV MTP with topk > 1' in reason:
+        return ['--speculative-draft-attention-backend', 'triton']
+    if 'with page_size > 1 is only supported on' in reason: return LINES['hybrid']
+    if 'with page_size(' in reason and spec == 'NGRAM':   # NGRAM takes its topk from --speculative-ngram-max-bfs-breadth (speculative_hook.py:1309-1313)
+        return ['--speculative-ngram-max-bfs-breadth', '1']
+    if 'scaled rows' in reason: return ['--kv-cache-dtype', 'bf16']
+    if 'draft tokens a request >' in reason:
+        from verify_kernel import paged
+        return ['--speculative-num-draft-tokens', str(paged.MAX_DRAFT)]
+    return None
+
+def compat(model, *, spec:str, tp:int=1, kv_cache_dtype:str='auto', topk:int=1, page_size:int|None=None, line:str='verify_kernel',
+           draft_attention_backend:str|None=None, tbo:bool=False, extra_args:list|None=None, capability:tuple=(12, 0)) -> dict:
+    "What SGLang 0.5.23 resolves for `model` on a GPU of `capability` launched with `line` (LINES) and `spec`, whether it starts, whether target_verify reaches the kernel, and `fix_argv`: the arguments that make a failing row serve (found by re-resolving with them), or None when nothing does."
+    kw = dict(spec=spec, tp=tp, kv_cache_dtype=kv_cache_dtype, topk=topk, page_size=page_size, line=line,
+              draft_attention_backend=draft_attention_backend, tbo=tbo, capability=capability)
+    r0 = r = _compat_once(model, extra_args=extra_args, **kw)
+    fix = []
+    while not r['served'] and r['fix_argv'] and len(fix) < 12:   # one fix may uncover the next (e.g. the draft backend, then the DSA pool)
+        fix += r['fix_argv']
+        r = _compat_once(model, extra_args=list(extra_args or []) + fix, **kw)
+    return dict(r0, fix_argv=fix if r['served'] and fix else None)
+
+def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draft_attention_backend, tbo, extra_args, capability) -> dict:
+    cfg, raw = load_config(model), load_config(model, flatten=False)   # checks read the text model; SGLang gets the file as it is
     name = model if isinstance(model, str) and model in MODELS else _arch(cfg)
     spec_u = str(spec).upper() if spec else 'NONE'
     if spec_u not in SPECS + ('NONE',): raise VerifyArgError(f"compat: `spec` must be one of {SPECS} or None; got {spec!r}")
     if kv_cache_dtype not in KV_DTYPES: raise VerifyArgError(f"compat: `kv_cache_dtype` must be one of {sorted(KV_DTYPES)}; got {kv_cache_dtype!r}")
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1: raise VerifyArgError(f"compat: `tp` must be an int >= 1; got {tp!r}")
+    if isinstance(topk, bool) or not isinstance(topk, int) or topk < 1: raise VerifyArgError(f"compat: `topk` must be an int >= 1; got {topk!r}")
+    if line not in LINES: raise VerifyArgError(f"compat: `line` must be one of {sorted(LINES)}; got {line!r}")
     vkb.register()
-    row = dict(model=name, architecture=_arch(cfg), spec=spec_u, tp=tp, kv_cache_dtype=kv_cache_dtype, starts=False, served=False,
-               attention_backend=None, draft_attention_backend=None, page_size=None, cuda_graph=None, speculative=None, num_draft_tokens=None, topk=None,
-               kv_cache_dtype_resolved=None, dsa=_is_dsa(cfg), notice=dsa_notice(cfg), reason=None)
+    note = SPECIAL.get(spec_u)
+    if spec_u == 'NEXTN' and not cfg.get('num_nextn_predict_layers'): note = 'the checkpoint has no NextN (MTP) layer (num_nextn_predict_layers 0): NEXTN has no draft head'
+    row = dict(model=name, architecture=_arch(cfg), spec=spec_u, tp=tp, kv_cache_dtype=kv_cache_dtype, topk_asked=topk, page_asked=page_size, line=line, tbo=tbo,
+               capability=tuple(capability), starts=False, served=False, attention_backend=None, draft_attention_backend=None, page_size=None,
+               cuda_graph=None, speculative=None, num_draft_tokens=None, topk=None, kv_cache_dtype_resolved=None, dsa_pool=None,
+               dsa=_is_dsa(cfg), notice=dsa_notice(cfg), special=note, reason=None, fix_argv=None, argv=None)
     H = cfg.get('num_attention_heads')
     if (cfg.get('kv_lora_rank'), cfg.get('qk_rope_head_dim')) != (512, 64):
         return dict(row, reason=f"not an MLA model with latent 512 + rope 64 (kv_lora_rank {cfg.get('kv_lora_rank')}, qk_rope_head_dim {cfg.get('qk_rope_head_dim')}): "
                                  f"verify_kernel serves only that; use --attention-backend triton or flashinfer")
     if isinstance(H, int) and H % tp: return dict(row, reason=f"{H} attention heads do not split over --tp-size {tp}")
-    argv = ['--attention-backend', vkb.BACKEND_NAME, '--tp-size', str(tp), '--kv-cache-dtype', KV_DTYPES[kv_cache_dtype]]
+    argv = [*LINES[line], '--tp-size', str(tp), '--kv-cache-dtype', KV_DTYPES[kv_cache_dtype]]
+    if page_size: argv += ['--page-size', str(page_size)]
+    if tbo: argv += ['--enable-two-batch-overlap']
+    def done(r, reason=None):
+        r = dict(r, reason=reason)
+        if reason and not r['served']: r['fix_argv'] = _fix(reason, spec_u, line)
+        return r
     with tempfile.TemporaryDirectory() as d:
-        Path(d, 'config.json').write_text(json.dumps(cfg))
+        Path(d, 'config.json').write_text(json.dumps(raw))
         if spec_u != 'NONE':
             argv += ['--speculative-algorithm', spec_u]
             if spec_u in ('EAGLE3', 'DFLASH'): argv += ['--speculative-draft-model-path', d]   # a draft checkpoint's path (its weights are not read here)
+            if topk > 1 and spec_u in _TOPK_SPECS:
+                argv += ['--speculative-eagle-topk', str(topk), '--speculative-num-steps', str(TREE['steps']), '--speculative-num-draft-tokens', str(TREE['draft_tokens'])]
         if draft_attention_backend: argv += ['--speculative-draft-attention-backend', draft_attention_backend]
-        try: rd = _resolve(d, argv + list(extra_args or []), capability)
+        argv += list(extra_args or [])
+        row['argv'] = argv
+        try: rd = _resolve(d, argv, capability)
         except BaseException as e:
-            msg = ' '.join(str(e).split())
-            fix = next((f for pat, f in _FIXES if pat in msg), '')
-            return dict(row, reason=f"SGLang refuses the arguments: {type(e).__name__}: {msg[:240]}" + (f" - fix: {fix}" if fix else ''))
-    att = rd.get('attention_backend')
-    pre, dec = rd.get('prefill_attention_backend') or att, rd.get('decode_attention_backend') or att
+            return done(row, f"SGLang refuses the arguments: {type(e).__name__}: {' '.join(str(e).split())[:240]}")
+    pre, dec = _sg('sglang.srt.arg_groups.model_override_base').attention_backends_of(SimpleNamespace(**rd))   # SGLang's own (prefill, decode) pair
     mode = rd.get('speculative_attention_mode', 'prefill')
     verify_be = dec if mode == 'decode' else pre
     draft = rd.get('speculative_draft_attention_backend')
-    row.update(attention_backend=att if pre == dec else f"prefill {pre}, decode {dec}", page_size=rd.get('page_size'),
-               cuda_graph='off' if rd.get('disable_cuda_graph') else 'on', speculative=rd.get('speculative_algorithm'),
-               num_draft_tokens=rd.get('speculative_num_draft_tokens'), topk=rd.get('speculative_eagle_topk'),
-               kv_cache_dtype_resolved=rd.get('kv_cache_dtype'))
+    graphs = rd.get('cuda_graph_config') or {}
+    row.update(attention_backend=pre if pre == dec else f"prefill {pre}, decode {dec}", page_size=rd.get('page_size'),
+               cuda_graph=(graphs.get('decode') or {}).get('backend'),   # target_verify replays the decode graph runner's graphs
+               speculative=rd.get('speculative_algorithm'), num_draft_tokens=rd.get('speculative_num_draft_tokens'),
+               topk=rd.get('speculative_eagle_topk'), kv_cache_dtype_resolved=rd.get('kv_cache_dtype'), dsa_pool=dsa_pool(rd) if row['dsa'] else None,
+               tbo=bool(rd.get('enable_two_batch_overlap')))
     if spec_u in _DRAFT_MAP_SPECS:
         draft = draft or dec
         row['draft_attention_backend'] = draft
         if draft not in DRAFT_BACKENDS:
-            return dict(row, reason=f"the {spec_u} draft worker builds its attention backend from a fixed list ({', '.join(DRAFT_BACKENDS[:4])}, ...) "
-                                    f"and {draft!r} is not in it: add --speculative-draft-attention-backend triton")
+            return done(row, f"the {spec_u} draft worker builds its attention backend from a fixed list ({', '.join(DRAFT_BACKENDS[:4])}, ...) "
+                             f"and {draft!r} is not in it: add --speculative-draft-attention-backend triton")
     elif spec_u == 'FROZEN_KV_MTP':
         draft = draft or dec
         row['draft_attention_backend'] = draft
         if (row['topk'] or 1) > 1 and draft not in ('triton', 'trtllm_mha'):
-            return dict(row, reason="frozen-KV MTP with topk > 1 builds its draft backend only as triton or trtllm_mha: add --speculative-draft-attention-backend triton")
+            return done(row, "frozen-KV MTP with topk > 1 builds its draft backend only as triton or trtllm_mha: add --speculative-draft-attention-backend triton")
     elif spec_u == 'DFLASH': row['draft_attention_backend'] = draft
+    if row['dsa_pool'] == 'scaled' and vkb.BACKEND_NAME in (pre, dec):   # create_backend refuses it (chapter 04): the server does not start
+        return done(row, DSA_SCALED_REFUSAL.format(dim=656, pre=rd.get('dsa_prefill_backend'), dec=rd.get('dsa_decode_backend')))
     row['starts'] = True
-    if spec_u == 'NONE': return dict(row, reason='no speculative decoding: no target_verify batch (the backend is Triton for every other mode)')
+    if spec_u == 'NONE': return done(row, 'no speculative decoding: no target_verify batch (the backend is Triton for every other mode)')
     if verify_be != vkb.BACKEND_NAME:
-        return dict(row, reason=f"target_verify runs on {verify_be!r} (--speculative-attention-mode {mode}): pass --attention-backend verify_kernel for that phase")
+        return done(row, f"target_verify runs on {verify_be!r} (--speculative-attention-mode {mode}): pass --attention-backend verify_kernel for that phase")
     n = row['num_draft_tokens'] or 0
     from verify_kernel import paged
-    if n > paged.MAX_DRAFT: return dict(row, reason=f"{n} draft tokens a request > {paged.MAX_DRAFT}: lower --speculative-num-draft-tokens")
-    if row['dsa'] and str(row['kv_cache_dtype_resolved']).startswith('fp8'):
-        return dict(row, reason="a DSA model's fp8 KV pool stores DSA's scaled fp8 rows (per-block scales, `calculate_mla_kv_cache_dim`), not the "
-                                "[.., 576] e4m3 latent the kernel reads: verify_kernel does not serve it; use --kv-cache-dtype bf16")
+    if n > paged.MAX_DRAFT: return done(row, f"{n} draft tokens a request > {paged.MAX_DRAFT}: lower --speculative-num-draft-tokens")
     row['served'] = True
-    return row
+    return done(row)
+
 
 # %% ../nbs/07_models.ipynb #388d9127
-TPS, KV_CACHE_DTYPES = (1, 4, 8), ('bf16', 'fp8_e4m3')
+TPS, KV_CACHE_DTYPES, TOPKS, PAGE_SIZES = (1, 2, 4, 8), ('auto', 'bf16', 'fp8_e4m3'), (1, TREE['topk']), (None, 16)
 
-def compat_matrix(models=None, specs=SPECS, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, **kw) -> list:
-    "compat() for every combination (models default: MODELS)."
-    return [compat(m, spec=s, tp=t, kv_cache_dtype=k, **kw) for m in (models or list(MODELS)) for s in specs for t in tps for k in kv_cache_dtypes]
+def compat_matrix(models=None, specs=SPECS, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, topks=TOPKS, page_sizes=PAGE_SIZES, tbo_column:bool=True, **kw) -> list:
+    "compat() for every combination (models default: MODELS; page None = the model's default: 1, or 64 forced for DSA models, which skip 16; DFLASH drafts chains only, so no topk > 1 rows). `tbo_column`: each row that serves is resolved again with --enable-two-batch-overlap (`tbo_served`)."
+    rows = []
+    for m in (models or list(MODELS)):
+        dsa = _is_dsa(load_config(m))
+        for s in specs:
+            for tk in topks:
+                if tk > 1 and s not in _TOPK_SPECS + ('NGRAM',): continue
+                if tk > 1 and s == 'NGRAM': continue   # NGRAM's own default (breadth 10) is already its tree row
+                for ps in page_sizes:
+                    if ps and dsa: continue
+                    for t in tps:
+                        for k in kv_cache_dtypes:
+                            r = compat(m, spec=s, tp=t, kv_cache_dtype=k, topk=tk, page_size=ps, **kw)
+                            if tbo_column:
+                                r['tbo_served'] = compat(m, spec=s, tp=t, kv_cache_dtype=k, topk=tk, page_size=ps, tbo=True,
+                                                         **{**kw, 'extra_args': list(kw.get('extra_args') or []) + (r['fix_argv'] or [])})['served']
+                            rows.append(r)
+    return rows
 
 def _cell(r) -> str:
     return 'yes' if r['served'] else ('starts, not on the kernel' if r['starts'] else 'does not start')
 
 def compat_table(rows:list) -> str:
-    "A markdown table of compat rows; rows that differ only in TP size / KV-cache dtype and agree on everything shown are merged."
+    "A markdown table of compat rows; rows that agree on everything shown but TP size and KV dtype are merged. `fix`: `fix_argv` (re-resolved into 'yes'), '-' when the row serves, 'none' when nothing fixes it; `note`: what the algorithm needs beyond the target checkpoint."
     groups = {}
     for r in rows:
-        key = (r['model'], r['spec'], _cell(r), r['attention_backend'], r['draft_attention_backend'], r['page_size'], r['reason'])
+        key = (r['model'], r['spec'], r['topk'] or r['topk_asked'], r['page_size'] or r['page_asked'] or '-', _cell(r),
+               r['attention_backend'], r['draft_attention_backend'], r['cuda_graph'], r.get('tbo_served'),
+               ' '.join(r['fix_argv']) if r['fix_argv'] else ('-' if r['served'] else 'none'), (r['special'] or '').split(' (')[0])
         groups.setdefault(key, []).append(r)
-    out = ['| model | --speculative-algorithm | TP | KV cache | target_verify on the kernel | attention / draft backend | page | note |',
-           '|---|---|---|---|---|---|---|---|']
-    for (m, s, cell, att, dr, ps, why), rs in groups.items():
+    out = ['| model | algorithm | topk | page | TP | KV asked -> resolved (DSA pool) | target_verify on the kernel | attention / draft | graph | TBO | fix | note |',
+           '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for (m, s, tk, ps, cell, att, dr, graph, tbo, fix, note), rs in groups.items():
         tps = '/'.join(str(t) for t in sorted({r['tp'] for r in rs}))
-        kvs = '/'.join(sorted({r['kv_cache_dtype'] for r in rs}))
-        out.append(f"| {m} | {s} | {tps} | {kvs} | {cell} | {att} / {dr or '-'} | {ps} | {why or ''} |")
+        kvs = ', '.join(dict.fromkeys(f"{r['kv_cache_dtype']}->{r['kv_cache_dtype_resolved'] or '?'}" + (f" ({r['dsa_pool']})" if r['dsa_pool'] else '') for r in rs))
+        tbo_s = '-' if tbo is None or cell != 'yes' else ('yes' if tbo else 'no')
+        out.append(f"| {m} | {s} | {tk} | {ps} | {tps} | {kvs} | {cell} | {att or '-'} / {dr or '-'} | {graph or '-'} | {tbo_s} | {fix} | {note} |")
     return '\n'.join(out)
 
+
 # %% ../nbs/07_models.ipynb #095300dc
-def check_model(path, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, specs=SPECS) -> str:
-    "The compatibility rows of a user's model (`verify-kernel check --model <config.json>`), as a markdown table (plus the DSA notice)."
+_BOOL_FLAGS = ('--enable-two-batch-overlap',)
+
+def _pairs(argv:list) -> list:
+    "argv as [flag, value-or-None] pairs (every flag compat passes takes one value but the boolean ones)."
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in _BOOL_FLAGS: out.append([argv[i], None]); i += 1
+        else: out.append([argv[i], argv[i + 1]]); i += 2
+    return out
+
+def launch_line(r:dict, model_path:str='<model>') -> str:
+    "The full launch line of compat row `r` with its `fix_argv` merged in (a fix's flag replaces the same flag's value; a draft checkpoint's path shown as <draft>)."
+    pairs = _pairs(r['argv'])
+    for f, v in _pairs(r['fix_argv'] or []):
+        hit = next((p for p in pairs if p[0] == f), None)
+        if hit: hit[1] = v
+        else: pairs.append([f, v])
+    words = [w for f, v in pairs for w in ((f,) if v is None else (f, '<draft>' if str(v).startswith(tempfile.gettempdir()) else v))]
+    return ' '.join(['python -m sglang.launch_server --model-path', str(model_path), *words])
+
+def check_model_input(path) -> dict:
+    "The (flattened) config of `verify-kernel check --model PATH`, or VerifyArgError with the reason: a missing path, an unreadable or malformed config.json, a non-MLA model. Cheap: for the CLI to call before any other step runs."
     cfg = load_config(path)
-    rows = [compat(cfg, spec=s, tp=t, kv_cache_dtype=k) for s in specs for t in tps for k in kv_cache_dtypes
+    if (cfg.get('kv_lora_rank'), cfg.get('qk_rope_head_dim')) != (512, 64):   # a non-MLA config is no PASS
+        raise VerifyArgError(f"{path}: {_arch(cfg)} is not an MLA model with latent 512 + rope 64 (kv_lora_rank {cfg.get('kv_lora_rank')!r}, "
+                             f"qk_rope_head_dim {cfg.get('qk_rope_head_dim')!r}): verify_kernel serves only those; use --attention-backend triton or flashinfer")
+    return cfg
+
+def check_model(path, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, specs=SPECS, topks=TOPKS, capability=(12, 0)) -> str:
+    "The compatibility rows of a user's model (`verify-kernel check --model <config.json>`) on a card of `capability`, as a markdown table, the full launch line of the best row, and the DSA notice. A path that is not an MLA model's config.json raises VerifyArgError before anything else runs."
+    cfg = check_model_input(path)
+    raw = load_config(path, flatten=False)   # SGLang resolves the file as it is (a wrapper's architecture included)
+    rows = [compat(raw, spec=s, tp=t, kv_cache_dtype=k, topk=tk, capability=capability) for s in specs for tk in topks
+            if not (tk > 1 and s not in _TOPK_SPECS) for t in tps for k in kv_cache_dtypes
             if not (isinstance(cfg.get('num_attention_heads'), int) and cfg['num_attention_heads'] % t)]
-    fixed = [compat(cfg, spec=s, tp=max(tps), kv_cache_dtype='bf16', draft_attention_backend='triton') for s in specs if s in _DRAFT_MAP_SPECS]
+    pref = {'EAGLE3': 0, 'NEXTN': 1 if cfg.get('num_nextn_predict_layers') else 9, 'EAGLE': 2, 'DFLASH': 3, 'NGRAM': 4, 'FROZEN_KV_MTP': 9}
+    ok = [r for r in rows if r['served'] or r['fix_argv']]
+    best = min(ok, key=lambda r: (pref.get(r['spec'], 9), -r['topk_asked'], -r['tp'], r['kv_cache_dtype'] != 'auto'), default=None)
     note = dsa_notice(cfg)
-    return '\n'.join([f"{_arch(cfg)} with --attention-backend verify_kernel (SGLang 0.5.23's own argument resolution):", compat_table(rows),
-                      '', 'with --speculative-draft-attention-backend triton:', compat_table(fixed)] + ([note] if note else []))
+    return '\n'.join([f"{_arch(cfg)} with --attention-backend verify_kernel at capability {tuple(capability)} (SGLang 0.5.23's own argument resolution):",
+                      compat_table(rows), '', 'best row, as a launch line: ' + (launch_line(best, Path(path).parent if Path(path).is_file() else path) if best else 'none')]
+                     + ([note] if note else []))
 
 def check_cases() -> list:
     "The real-module runs `verify-kernel check` makes: (model, kwargs) - a few seconds each on a CPU once SGLang is imported."
