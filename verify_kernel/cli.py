@@ -688,6 +688,10 @@ def main(argv=None):
     if a.cmd == 'ab': return ab.main(a)
     if a.cmd == 'bench': return bench.main(a)
     if a.cmd == 'build': return build_main(a)
+    if a.model:   # a bad --model is reported before anything runs (exit 1 with the reason), never after a minute of other steps
+        from verify_kernel import models
+        try: models.check_model_input(a.model)
+        except (models.VerifyArgError, OSError, ValueError) as e: print(f"verify-kernel check --model: {e}", file=sys.stderr); return 1
     suite = a.suite or ('full' if a.full else None)
     impls = implementations()
     if a.impl:
