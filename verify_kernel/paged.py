@@ -13,11 +13,12 @@ from .oracle import VerifyArgError, check_verify_args
 
 # %% auto #0
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
-           'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'PAGED', 'CACHE_DTYPES',
-           'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
-           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'PAGED',
+           'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module',
+           'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace',
+           'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'VerifyPlan', 'plan_verify',
+           'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs',
+           'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -32,10 +33,11 @@ CTAS_PER_SM = 1         # the split schedule aims at SMs x CTAS_PER_SM CTAs
 MIN_TILES_PER_SPLIT = 8 # default shortest split: 128 keys
 COMBINE_THREADS = 128   # one warp per output row, 4 rows a block
 PLAN_THREADS = 256      # the plan kernel: one CTA a batch
+RUNS_THREADS = 256      # the runs kernel (kRunsThreads): its warps stride over the live kv_indices entries
 
 PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
                            {r'paged_verify_kernel<.*CacheKind\)1': (THREADS, SMEM_BYTES_FP8), r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
-                            r'paged_verify_plan_kernel': (PLAN_THREADS, 0)})
+                            r'paged_verify_plan_kernel': (PLAN_THREADS, 0), r'paged_verify_runs_kernel': (RUNS_THREADS, 0)})
 
 def module(impl:str='cuda'):
     "The built `paged` extension: 'cuda' (torch load_inline, this GPU's arch) or 'simt' (the CPU emulator)."

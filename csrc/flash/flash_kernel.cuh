@@ -248,6 +248,7 @@ struct FlashVerifyTraits {
   static_assert(kBlockM % kRowsPerBatch == 0 && kBlockM % kNWarps == 0 && kRowsPerWarp % kRowsPerPass == 0, "rows split evenly");
   static_assert(kThreads % kDimGroups == 0 && kBlockM % kRowGroups == 0, "P.V tiling");
   static_assert(kDimsPerThread % kElemsPerChunk == 0, "P.V reads whole chunks");
+  static_assert(kSmemBytes <= 101376, "sm_120 allows 99 KB (101,376 B) of shared memory per block");
 };
 
 // Grid (ceil(n*H / kBlockM), num_splits), kThreads threads, Traits::kSmemBytes dynamic smem.
