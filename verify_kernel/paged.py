@@ -208,8 +208,10 @@ def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, 
 
 def _aligned_bytes(n:int, device) -> Tensor:
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
-    if t.device.type != 'cuda': t.fill_(0xFF)   # the emulator's workspaces start as poison (0xFF bytes: NaN as fp32/bf16), as a GPU's
-    off = (-t.data_ptr()) % 256                 # caching allocator hands back old data: a kernel must write before it reads
+    # the emulator's workspaces start as poison (0xFF bytes: NaN as fp32/bf16), as a GPU's caching allocator hands back old data:
+    # a kernel must write before it reads. Through numpy, not torch, so that an emulated graph capture records no fill node.
+    if t.device.type == 'cpu': t.numpy().fill(0xFF)
+    off = (-t.data_ptr()) % 256
     return t[off:off + n]
 
 def _stream_key(device, impl) -> int:
