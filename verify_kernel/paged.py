@@ -207,10 +207,11 @@ def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, 
     return _aligned_bytes(max(need, roomy, 1), device)
 
 def _aligned_bytes(n:int, device) -> Tensor:
+    import ctypes
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
     # the emulator's workspaces start as poison (0xFF bytes: NaN as fp32/bf16), as a GPU's caching allocator hands back old data:
-    # a kernel must write before it reads. Through numpy, not torch, so that an emulated graph capture records no fill node.
-    if t.device.type == 'cpu': t.numpy().fill(0xFF)
+    # a kernel must write before it reads. A plain memset, not a torch op, so that an emulated graph capture records no node.
+    if t.device.type == 'cpu': ctypes.memset(t.data_ptr(), 0xFF, t.numel())
     off = (-t.data_ptr()) % 256
     return t[off:off + n]
 
