@@ -430,6 +430,8 @@ DSA_SCALED_REFUSAL = ("verify_kernel: this DSA model's fp8 KV pool stores scaled
                       "DSA sub-backends {pre}/{dec}), which SGLang's Triton KV write (MLATokenToKVPool.set_kv_buffer) refuses at the first batch "
                       "and the kernel does not read: launch with --kv-cache-dtype bf16")
 
+
+# %% ../nbs/07_models.ipynb #1b025bc1
 def _fix(reason:str, spec:str, line:str) -> list|None:
     "The arguments that fix a row's `reason` (appended to its launch line; the last value of a flag wins), or None when nothing does."
     if 'draft worker builds its attention backend' in reason or 'frozen-KV MTP with topk > 1' in reason:

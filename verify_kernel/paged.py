@@ -206,6 +206,8 @@ def new_workspace(batch:int, device, impl:str|None=None, num_sms:int|None=None, 
     roomy = workspace_bytes(_pow2(batch), num_heads, max_len_extend, impl, device, num_sms, _pow2(kv_indices_len))
     return _aligned_bytes(max(need, roomy, 1), device)
 
+
+# %% ../nbs/03_paged_bf16.ipynb #0d003c3b
 def _aligned_bytes(n:int, device) -> Tensor:
     import ctypes
     t = torch.empty(n + 256, dtype=torch.uint8, device=device)
