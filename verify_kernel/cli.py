@@ -434,12 +434,8 @@ def emulator_mma_mode() -> str:
 def emulator_mma(mode:str):
     "Run the emulator's mma.sync in `mode` (one of `MMA_MODES` but 'fma', which only the probe's models know) inside the block."
     if mode not in MMA_MODES or mode == 'fma': raise ValueError(f"mode: expected 'exact' or a 'trunc:B:E:T:F' name of MMA_MODES, got {mode!r}")
-    old = os.environ.get('VK_SIMT_MMA')
-    os.environ['VK_SIMT_MMA'] = mode
-    try: yield
-    finally:
-        if old is None: os.environ.pop('VK_SIMT_MMA', None)
-        else: os.environ['VK_SIMT_MMA'] = old
+    from verify_kernel import env_vars
+    with env_vars(VK_SIMT_MMA=mode): yield
 
 def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.synchronize(), cases:int=8, emulator_mode:str|None=None):
     """Step (a)'s accumulation probe: `cases` m16n8k16 products a dtype whose sums are not exact in fp32, run on `native`, matched
