@@ -94,6 +94,28 @@ build_all() {
 export PY STAGE; export -f vk build_all
 step "verify-kernel build (this GPU + the emulator's self-test)" 240 60 build_all
 
+# 1b. the schedule's knobs timed (split floor x target CTAs x KV layout, 1K-64K; scripts/gpu_perf.py, issue 30) and the paged
+#     kernels under Nsight Compute at one long and one short shape (where the time goes against the model's bound)
+perf_sweep() { $PY scripts/gpu_perf.py sweep "$STAGE/perf_sweep.json"; }
+ncu_profile() {
+  local NCU; NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  [ -n "$NCU" ] || { echo "no ncu on this machine"; return 1; }
+  local rc=0
+  for shape in "65536 16 8" "4096 8 8"; do
+    local tag="ncu_$(echo $shape | tr ' ' _)"
+    "$NCU" --clock-control none --set full -k regex:paged_verify --launch-count 8 -f -o "$STAGE/$tag" \
+      $PY scripts/gpu_perf.py one $shape > "$STAGE/$tag.log" 2>&1 || rc=1
+    tail -5 "$STAGE/$tag.log"
+    "$NCU" --import "$STAGE/$tag.ncu-rep" --page details > "$STAGE/$tag.txt" 2>&1 || rc=1
+    "$NCU" --import "$STAGE/$tag.ncu-rep" --page raw --csv > "$STAGE/$tag.raw.csv" 2>&1 || rc=1
+    grep -E "paged_verify|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Compute \(SM\)" "$STAGE/$tag.txt" | head -40
+  done
+  return $rc
+}
+export -f perf_sweep ncu_profile
+only perf && step "schedule knobs timed (scripts/gpu_perf.py sweep)" 120 40 perf_sweep
+only ncu && step "Nsight Compute: paged kernels at 64K n16 H8 and 4K n8 H8" 120 40 ncu_profile
+
 # 2. `verify-kernel check`, one step a process so that each report is kept when it ends: (a) fidelity and the accumulation
 #    probe, (b) parity at serving sizes, (d) CUDA graph capture, (e) the benchmark, (c) SGLang's kit
 check_step() { vk check --steps "$1" --no-progress --keep-going --out "$STAGE/check-$1"; local rc=$?; head -40 "$STAGE/check-$1/report.md" 2>/dev/null; return $rc; }
