@@ -3,6 +3,7 @@
     python scripts/gpu_perf.py sweep OUT.json   # split floor (min_tiles_per_split) x target CTAs (num_sms multiple) x
                                                 #   KV layout (shuffled page-1 slots / one contiguous run) at short and long contexts
     python scripts/gpu_perf.py one N n H        # plan + 3 calls of one layer (for `ncu --launch-skip`), then exit
+    python scripts/gpu_perf.py torch_check      # a workspace one byte short: the C++ check must arrive as a Python exception
 
 Run by scripts/gpu_check.sh (its `perf` and `ncu` steps). Every time is a CUDA-graph replay with L2 flushed
 (`paged.time_graph`), the median of `reps`; nothing here is a model. Issue 30 item 5 reads this data to choose the defaults.
@@ -27,7 +28,7 @@ def inputs(N, n, H, bs, layout):
 
 def time_one(d, min_tiles, num_sms, reps):
     ws = paged._aligned_bytes(paged.workspace_bytes(d['qo_indptr'].numel() - 1, d['q_extend'].shape[1], d['max_len_extend'],
-                                                    kv_indices_len=d['kv_indices'].numel(),
+                                                    num_sms=num_sms, kv_indices_len=d['kv_indices'].numel(),
                                                     impl='cuda' if DEV == 'cuda' else 'simt'), DEV)
     plan = paged.plan_verify(d['qo_indptr'], d['kv_indptr'], d['kv_indices'], d['custom_mask'], d['mask_indptr'], d['max_len_extend'],
                              num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1], workspace=ws, num_sms=num_sms,
@@ -77,7 +78,22 @@ def one(N, n, H):
     for _ in range(3): paged.verify_attn_fwd(**d, plan=plan, check_args=False)
     if DEV == 'cuda': torch.cuda.synchronize()
 
+def torch_check():
+    "A workspace one byte short for its plan: the extension's TORCH_CHECK must reach Python as a RuntimeError naming it."
+    d = inputs(1024, 4, 8, 1, 'shuffled')
+    sms = torch.cuda.get_device_properties(0).multi_processor_count if DEV == 'cuda' else 4
+    impl = 'cuda' if DEV == 'cuda' else 'simt'
+    need = paged.workspace_bytes(1, 8, 4, impl=impl, num_sms=2 * sms, kv_indices_len=d['kv_indices'].numel())
+    ws = paged._aligned_bytes(need - 1, DEV)[:need - 1]
+    try:
+        paged.plan_verify(d['qo_indptr'], d['kv_indptr'], d['kv_indices'], d['custom_mask'], d['mask_indptr'], d['max_len_extend'],
+                          num_tokens=d['q_extend'].shape[0], num_heads=8, workspace=ws, num_sms=2 * sms)
+        print('torch_check: no error raised (a workspace one byte short was accepted)'); sys.exit(1)
+    except (RuntimeError, ValueError) as e:
+        print(f'torch_check: {type(e).__name__} raised as expected: {str(e).splitlines()[0][:200]}')
+
 if __name__ == '__main__':
     if sys.argv[1] == 'sweep': sweep(sys.argv[2])
     elif sys.argv[1] == 'one': one(*map(int, sys.argv[2:5]))
+    elif sys.argv[1] == 'torch_check': torch_check()
     else: sys.exit(__doc__)

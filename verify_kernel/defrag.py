@@ -676,7 +676,7 @@ def compact_timings(tokens=(16384, 131072), layers:int=8, *, device='cuda', seed
     "Time `compact` moving one request's fully scattered span of T tokens (bf16 576-dim MLA rows, `layers` layers) on SGLang's allocator."
     rows = []
     for T in tokens:
-        S = 2 * T + 1024
+        S = 2 * T + T // 4 + 1024                                       # T + T/4 scattered low slots, then a free run of T + 1024
         pool = _mp.MLATokenToKVPool(S, 1, torch.bfloat16, 512, 64, layers, device, False)
         a = _SGLANG_ALLOCATOR(S, torch.bfloat16, device, pool, False)
         r2t = _mp.ReqToTokenPool(2, T + 8, device, False)
@@ -696,6 +696,7 @@ def compact_timings(tokens=(16384, 131072), layers:int=8, *, device='cuda', seed
         kv_equal = bool(torch.equal(kv_before[0], pool.kv_buffer[0][after.to(device)]))
         ok = len(rep.moved) == 1 and kv_equal
         rows.append(dict(tokens=T, layers=layers, ms=ms, bytes=rep.bytes_moved, GBps=2 * rep.bytes_moved / ms / 1e6,
-                         us_per_token_layer=ms * 1e3 / (T * layers), identical=bool(ok), moved_spans=len(rep.moved), kv_equal=kv_equal))
+                         us_per_token_layer=ms * 1e3 / (T * layers), identical=bool(ok), moved_spans=len(rep.moved), kv_equal=kv_equal,
+                         skipped=[x['reason'] for x in rep.skipped]))
         del pool, a, r2t
     return rows

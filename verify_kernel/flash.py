@@ -10,7 +10,7 @@ from torch import Tensor
 from . import build
 
 # %% auto #0
-__all__ = ['D_QK', 'D_V', 'MAX_SPLITS', 'BLOCK_M', 'BLOCK_N', 'FLASH', 'split_smem_bytes', 'naive_smem_bytes',
+__all__ = ['D_QK', 'D_V', 'MAX_SPLITS', 'BLOCK_M', 'BLOCK_N', 'NAIVE_SCORE_PAD', 'FLASH', 'split_smem_bytes', 'naive_smem_bytes',
            'verify_attn_naive', 'flash_partials', 'verify_attn_flash', 'request_ref', 'default_num_splits',
            'serves_batch', 'run_on_batch']
 
@@ -25,9 +25,12 @@ def split_smem_bytes(dtype:torch.dtype) -> int:
     m, n, e = BLOCK_M[dtype], BLOCK_N[dtype], torch.empty(0, dtype=dtype).element_size()
     return m * D_QK * e + n * D_V * e + m * (n + 1) * 4 + 3 * m * 4
 
+NAIVE_SCORE_PAD = 4   # fp32 slots after the score row: nvcc's P.V loop reads the row 16 B at a time (LDS.128), past its end
+                      # (compute-sanitizer memcheck on the H200, 2026-12-04: sm_90a `LDS.128 [R8+0x980]` read 12 B out of bounds)
+
 def naive_smem_bytes(num_keys:int) -> int:
-    "Dynamic shared memory of the naive kernel for `num_keys` = L + n keys: q row, reduction scratch, score row (fp32)."
-    return (D_QK + 32 + num_keys) * 4
+    "Dynamic shared memory of the naive kernel for `num_keys` = L + n keys: q row, reduction scratch, score row (fp32) and its pad."
+    return (D_QK + 32 + num_keys + NAIVE_SCORE_PAD) * 4
 
 FLASH = build.KernelFamily('flash',
     ('verify_naive_fwd', 'verify_flash_fwd', 'naive_max_keys', 'flash_num_splits', 'flash_block_m'),
@@ -100,8 +103,8 @@ def verify_attn_naive(q:Tensor,            # [n, H, 576] float32 or bfloat16, co
     sm_scale). A row with no visible key gets o = 0 and lse = -inf.
 
     Raises ValueError/TypeError naming the argument for bad input, and ValueError stating the limit when
-    L + n exceeds what fits the device's shared memory (`(576 + 32 + L + n) * 4` bytes per block:
-    24,736 keys on sm_120, 57,504 on the H200) - use `verify_attn_flash` beyond that.
+    L + n exceeds what fits the device's shared memory (`(576 + 32 + L + n + 4) * 4` bytes per block:
+    24,732 keys on sm_120, 57,500 on the H200) - use `verify_attn_flash` beyond that.
     """
     fn = 'verify_attn_naive'
     n, H, N = _check_inputs(fn, q, kv, custom_mask, sm_scale)

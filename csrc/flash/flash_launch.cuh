@@ -44,9 +44,13 @@ static cudaError_t launch_naive(const VerifyParams& p, size_t smem, cudaStream_t
 
 // ------------------------------------------------------------------ entry points
 
-// Dynamic shared memory of the naive kernel for `num_keys` keys: q row + scratch + score row.
+// Dynamic shared memory of the naive kernel for `num_keys` keys: q row + scratch + score row + pad.
+// The pad: nvcc compiles pass 3's loop over the score row with 16-byte loads (LDS.128) that can read
+// past the row's last key; compute-sanitizer's memcheck reported them out of bounds on an H200
+// (2026-12-04, sm_90a). kScorePad floats after the row keep every such load inside the allocation.
+constexpr int64_t kScorePad = 4;
 size_t verify_naive_smem_bytes(int64_t num_keys) {
-  return size_t(flash::kHeadDimQK + 32 + num_keys) * sizeof(float);
+  return size_t(flash::kHeadDimQK + 32 + num_keys + kScorePad) * sizeof(float);
 }
 
 // The most keys (L + n) the naive kernel takes on the current device: its score row must fit the
@@ -56,7 +60,7 @@ cudaError_t verify_naive_max_keys(int64_t* max_keys) {
   cudaError_t err = cudaGetDevice(&dev);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
   if (err != cudaSuccess) return err;
-  *max_keys = int64_t(optin) / int64_t(sizeof(float)) - (flash::kHeadDimQK + 32);
+  *max_keys = int64_t(optin) / int64_t(sizeof(float)) - (flash::kHeadDimQK + 32 + kScorePad);
   return cudaSuccess;
 }
 
