@@ -99,7 +99,13 @@ step "verify-kernel build (this GPU + the emulator's self-test)" 240 60 build_al
 # 1b. the schedule's knobs timed (split floor x target CTAs x KV layout, 1K-64K; scripts/gpu_perf.py, issue 30) and the paged
 #     kernels under Nsight Compute at one long and one short shape (where the time goes against the model's bound)
 perf_sweep() {   # first: does a C++ argument error (TORCH_CHECK) reach Python as an exception here? (a subprocess: it may crash)
-  $PY scripts/gpu_perf.py torch_check > "$STAGE/torch_check.log" 2>&1; echo "torch_check rc=$?" >> "$STAGE/torch_check.log"; cat "$STAGE/torch_check.log"
+  # (2026-12-04, H200 image, torch 2.11: it segfaulted, rc 139; the Python stack and, where cuda-gdb is, the C++ one say where)
+  $PY -X faulthandler scripts/gpu_perf.py torch_check > "$STAGE/torch_check.log" 2>&1; local rc=$?
+  echo "torch_check rc=$rc" >> "$STAGE/torch_check.log"
+  if [ $rc -ge 128 ] && command -v cuda-gdb > /dev/null; then
+    timeout 60 cuda-gdb -batch -ex run -ex bt --args $PY scripts/gpu_perf.py torch_check >> "$STAGE/torch_check.log" 2>&1
+  fi
+  tail -40 "$STAGE/torch_check.log"
   $PY scripts/gpu_perf.py sweep "$STAGE/perf_sweep.json"
 }
 ncu_profile() {
