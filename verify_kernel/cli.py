@@ -12,8 +12,8 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult',
-           'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
+__all__ = ['MMA_MODES', 'H200_MMA', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step',
+           'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
            'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching',
            'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches', 'step_parity',
            'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets', 'target_dir',
@@ -386,18 +386,24 @@ def mma_model(a:list, b:list, c:float, mode:str) -> float:
         return float(s)
     if not all(math.isfinite(t) for t in [c] + [x * y for x, y in zip(a, b)]):   # NaN/inf propagate as in IEEE addition
         return float(np.float32(sum((x * y for x, y in zip(a, b)), c)))
-    _, B, E, term, final = mode.split(':')            # 'trunc:B:E:term:final'
+    kind, B, E, term, final = mode.split(':')         # 'trunc:B:E:term:final' or 'esum:B:E:term:final'
     B, E, acc = int(B), int(E), float(c)
+    ex = lambda v: math.frexp(v)[1] - 1               # floor(log2 |v|)
     for s0 in range(0, len(a), B):
         terms = [acc] + [x * y for x, y in zip(a[s0:s0 + B], b[s0:s0 + B])]
         nz = [t for t in terms if t != 0]
         if not nz: acc = 0.0; continue
-        emax = max(math.frexp(t)[1] - 1 for t in nz)
+        if kind == 'esum':   # aligned to C's exponent and the products' exponent sums e_a + e_b (before normalizing a product)
+            emax = max(([ex(acc)] if acc != 0 else []) + [ex(x) + ex(y) for x, y in zip(a[s0:s0 + B], b[s0:s0 + B]) if x * y != 0])
+        else: emax = max(ex(t) for t in nz)
         q = emax - 23 - E
         acc = _round_f32(sum(_cut(t, q, term) for t in terms), q, final)
     return float(acc)
 
-MMA_MODES = ('exact', 'fma') + tuple(f'trunc:{B}:{E}:{t}:{f}' for B in (4, 8, 16) for E in (0, 1, 2, 3) for t in ('rz', 'rd') for f in ('rz', 'rn'))
+MMA_MODES = ('exact', 'fma') + tuple(f'trunc:{B}:{E}:{t}:{f}' for B in (4, 8, 16) for E in (0, 1, 2, 3) for t in ('rz', 'rd') for f in ('rz', 'rn')) \
+    + tuple(f'esum:16:{E}:{t}:{f}' for E in (1, 2, 3) for t in ('rz', 'rd') for f in ('rz', 'rn'))
+H200_MMA = 'esum:16:2:rz:rz'   # what an H200's mma.sync m16n8k16 (bf16/fp16 in, fp32 accumulate) computes: every output of its
+                               # 2,048 probe and 65,536 structured cases bitwise (nbs/gpu_runs/2026-12-04-h200, chapter 80)
 
 def mma_probe_inputs(dtype, cases:int=16, seed:int=0) -> list[tuple]:
     "(A [16,16], B [16,8], C [16,8]) triples whose sums are NOT exact in fp32: products and C spread over 2**-10..2**10, mixed signs."
