@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_models.ipynb #1fb67edc
 from __future__ import annotations
-import contextlib, copy, json, math, os, tempfile, time, unittest
+import contextlib, copy, json, math, os, shutil, tempfile, time, unittest
 from pathlib import Path
 from types import SimpleNamespace
 import torch
@@ -17,8 +17,8 @@ from .workloads import chain_tree, eagle_tree
 __all__ = ['MODELS', 'LAM', 'U32', 'U16', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS',
            'DSA_SCALED_REFUSAL', 'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention',
            'verify_module', 'index_k_share', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card',
-           'dsa_pool', 'compat', 'compat_matrix', 'compat_table', 'launch_line', 'check_model_input', 'check_model',
-           'check_cases', 'check_modules']
+           'dsa_pool', 'hf_quant_file', 'checkpoint_kv_cache_dtype', 'compat', 'compat_matrix', 'compat_table',
+           'launch_line', 'check_model_input', 'check_model', 'check_cases', 'check_modules']
 
 # %% ../nbs/07_models.ipynb #1e633276
 _YARN_DSV3 = dict(type='yarn', factor=40, original_max_position_embeddings=4096, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
@@ -37,6 +37,26 @@ MODELS = {
                 'routed_scaling_factor': 2.827, 'num_nextn_predict_layers': 0,
                 'rope_scaling': dict(type='yarn', factor=32.0, original_max_position_embeddings=4096, beta_fast=1.0, beta_slow=1.0,
                                      mscale=1.0, mscale_all_dim=1.0)},
+    # Kimi-K2.6 as Moonshot ships it: the multimodal wrapper K2.5 introduced (KimiK25ForConditionalGeneration, model_type
+    # kimi_k25; SGLang builds its text model as DeepseekV3 from `text_config`) around K2's DeepSeek-V3-shaped text model.
+    # The text fields that differ from K2's first release, from public sources (no checkpoint download here; 2026-12-05):
+    # 262,144 tokens of context through YaRN (Lambda's K2.6 model page, the anyfast/SGLang K2.6 pages); the YaRN factor 64 over
+    # 4,096 with beta_fast = beta_slow = 1 of Kimi-K2-Instruct-0905's config.json, the 256K release the K2.5/K2.6 line
+    # continues; no NextN (MTP) layer (num_nextn_predict_layers 0: K2.6's drafts are EAGLE3 checkpoints); routed experts in
+    # INT4 (compressed-tensors pack-quantized, group 32, symmetric; MaxText's Kimi notes), attention in bf16. K2.5's text
+    # fields are the same in those sources, so this entry stands for both.
+    'kimi-k2.6': dict(architectures=['KimiK25ForConditionalGeneration'], model_type='kimi_k25', torch_dtype='bfloat16',
+                      text_config={**{k: v for k, v in _DSV3.items() if k != 'quantization_config'},
+                                   'architectures': ['DeepseekV3ForCausalLM'], 'model_type': 'kimi_k2',
+                                   'num_attention_heads': 64, 'num_key_value_heads': 64, 'n_routed_experts': 384, 'first_k_dense_replace': 1,
+                                   'n_group': 1, 'topk_group': 1, 'rope_theta': 50000, 'max_position_embeddings': 262144, 'vocab_size': 163840,
+                                   'routed_scaling_factor': 2.827, 'num_nextn_predict_layers': 0,
+                                   'rope_scaling': dict(type='yarn', factor=64.0, original_max_position_embeddings=4096, beta_fast=1.0,
+                                                        beta_slow=1.0, mscale=1.0, mscale_all_dim=1.0),
+                                   'quantization_config': dict(quant_method='compressed-tensors', format='pack-quantized', ignore=['lm_head'],
+                                                               config_groups=dict(group_0=dict(targets=['Linear'], weights=dict(
+                                                                   num_bits=4, type='int', symmetric=True, group_size=32, strategy='group',
+                                                                   dynamic=False))), kv_cache_scheme=None)}),
     'glm-5': dict(architectures=['GlmMoeDsaForCausalLM'], model_type='glm_moe_dsa', hidden_size=6144, num_attention_heads=64,
                   num_key_value_heads=64, kv_lora_rank=512, q_lora_rank=2048, qk_nope_head_dim=192, qk_rope_head_dim=64, v_head_dim=256,
                   num_hidden_layers=78, first_k_dense_replace=3, n_routed_experts=256, num_experts_per_tok=8, n_shared_experts=1,
@@ -65,11 +85,11 @@ def load_config(model, flatten:bool=True) -> dict:
     return cfg
 
 def _hf_config(cfg:dict, **override):
-    "`cfg` as its transformers config class (SGLang imported first: it fixes Triton's interpreter mode before anything imports triton)."
+    "`cfg` as its transformers config class (SGLang imported first: it fixes Triton's interpreter mode before anything imports triton). A wrapper's text model (Kimi's `kimi_k2`, remote code) is the DeepseekV3Config SGLang builds from `text_config`."
     vkb._sg('sglang.version')
     from transformers import AutoConfig, PretrainedConfig
-    d = {k: v for k, v in {**cfg, **override}.items() if k != 'torch_dtype'}   # the weights' dtype: not a field of the module
-    mt = d.get('model_type')
+    d = {k: v for k, v in {**cfg, **override}.items() if k not in ('torch_dtype', 'text_architectures')}   # the weights' dtype: not a field of the module
+    mt = 'deepseek_v3' if d.get('model_type') == 'kimi_k2' else d.get('model_type')
     try: c = AutoConfig.for_model(mt, **{k: v for k, v in d.items() if k != 'model_type'})
     except Exception: c = PretrainedConfig(**d)
     for k, v in d.items():
@@ -426,6 +446,37 @@ def dsa_pool(rd:dict) -> str|None:
     if pre is None and dec is None: return None
     return 'raw' if 'trtllm' in (pre, dec) or (pre, dec) == ('tilelang', 'tilelang') else 'scaled'
 
+_POOL_NAMES = {'bfloat16': 'bfloat16', 'float16': 'float16', 'float8_e4m3fn': 'fp8_e4m3', 'float8_e5m2': 'fp8_e5m2'}
+
+def hf_quant_file(model) -> Path|None:
+    "The `hf_quant_config.json` beside `model`'s config.json (ModelOpt's checkpoints carry their quantization there), or None."
+    if not isinstance(model, (str, os.PathLike)) or (isinstance(model, str) and model in MODELS): return None
+    p = Path(model)
+    q = (p if p.is_dir() else p.parent) / 'hf_quant_config.json'
+    return q if q.is_file() else None
+
+def checkpoint_kv_cache_dtype(cfg_dir, kv_cache_dtype:str='auto') -> tuple:
+    "The KV pool dtype SGLang's model runner makes of the resolved `--kv-cache-dtype` for the checkpoint in `cfg_dir`, read the way SGLang reads it: `ModelConfig._parse_quant_hf_config` names the method (config.json's `quantization_config`, else `hf_quant_config.json` beside it), that method's own config class reads the KV algorithm (`kv_cache_quant_algo`, or ModelOpt's `kv_cache_scheme` of 8-bit floats), and `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:49-57) turns 'auto' into fp8_e4m3 when it is FP8. Returns (pool dtype name, what decided it)."
+    import types, torch
+    MC = _sg('sglang.srt.configs.model_config').ModelConfig
+    raw = json.loads(Path(cfg_dir, 'config.json').read_text())
+    qcfg = raw.get('quantization_config') or (raw.get('text_config') or {}).get('quantization_config')
+    ns = SimpleNamespace(hf_config=SimpleNamespace(quantization_config=copy.deepcopy(qcfg)), model_path=str(cfg_dir), revision=None, is_draft_model=False)
+    ns._parse_modelopt_quant_config = types.MethodType(MC._parse_modelopt_quant_config, ns)
+    parsed = MC._parse_quant_hf_config(ns)
+    method = (parsed or {}).get('quant_method')
+    qc, src = None, 'no quantization config'
+    if method:
+        q_file = Path(cfg_dir, 'hf_quant_config.json')
+        section = qcfg if (qcfg and qcfg.get('quant_algo')) or not q_file.is_file() else json.loads(q_file.read_text())
+        try: qc = _sg('sglang.srt.layers.quantization').get_quantization_config(method).from_config(copy.deepcopy(section))
+        except Exception as e: src = f"{method}: its config class did not read ({type(e).__name__}); the pool keeps the asked dtype"
+        else: src = f"{method} ({type(qc).__name__}): kv_cache_quant_algo {getattr(qc, 'kv_cache_quant_algo', None)!r}"
+    fn = _sg('sglang.srt.mem_cache.kv_cache_dtype').configure_kv_cache_dtype
+    _, dt = fn(server_args_kv_cache_dtype=str(kv_cache_dtype), model=SimpleNamespace(quant_config=qc), model_dtype=torch.bfloat16,
+               is_draft_worker=False, is_dflash=False, speculative_draft_attention_backend=None)
+    return _POOL_NAMES.get(str(dt).replace('torch.', ''), str(dt)), src
+
 DSA_SCALED_REFUSAL = ("verify_kernel: this DSA model's fp8 KV pool stores scaled rows ({dim} bytes: 512 e4m3 + per-128 scales + bf16 rope; "
                       "DSA sub-backends {pre}/{dec}), which SGLang's Triton KV write (MLATokenToKVPool.set_kv_buffer) refuses at the first batch "
                       "and the kernel does not read: launch with --kv-cache-dtype bf16")
@@ -472,7 +523,8 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
     row = dict(model=name, architecture=_arch(cfg), spec=spec_u, tp=tp, kv_cache_dtype=kv_cache_dtype, topk_asked=topk, page_asked=page_size, line=line, tbo=tbo,
                capability=tuple(capability), starts=False, served=False, attention_backend=None, draft_attention_backend=None, page_size=None,
                cuda_graph=None, speculative=None, num_draft_tokens=None, topk=None, kv_cache_dtype_resolved=None, dsa_pool=None,
-               dsa=_is_dsa(cfg), notice=dsa_notice(cfg), special=note, reason=None, fix_argv=None, argv=None)
+               dsa=_is_dsa(cfg), notice=dsa_notice(cfg), special=note, reason=None, fix_argv=None, argv=None, kv_pool=None, kv_pool_source=None,
+               kv_from_checkpoint=False)
     H = cfg.get('num_attention_heads')
     if (cfg.get('kv_lora_rank'), cfg.get('qk_rope_head_dim')) != (512, 64):
         return dict(row, reason=f"not an MLA model with latent 512 + rope 64 (kv_lora_rank {cfg.get('kv_lora_rank')}, qk_rope_head_dim {cfg.get('qk_rope_head_dim')}): "
@@ -487,6 +539,7 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
         return r
     with tempfile.TemporaryDirectory() as d:
         Path(d, 'config.json').write_text(json.dumps(raw))
+        if (qf := hf_quant_file(model)) is not None: shutil.copy(qf, Path(d, 'hf_quant_config.json'))   # ModelOpt's KV setting lives there
         if spec_u != 'NONE':
             argv += ['--speculative-algorithm', spec_u]
             if spec_u in ('EAGLE3', 'DFLASH'): argv += ['--speculative-draft-model-path', d]   # a draft checkpoint's path (its weights are not read here)
@@ -498,6 +551,9 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
         try: rd = _resolve(d, argv, capability)
         except BaseException as e:
             return done(row, f"SGLang refuses the arguments: {type(e).__name__}: {' '.join(str(e).split())[:240]}")
+        row['kv_pool'], row['kv_pool_source'] = checkpoint_kv_cache_dtype(d, rd.get('kv_cache_dtype'))   # what the model runner allocates
+    if row['kv_pool'] != 'bfloat16' and str(rd.get('kv_cache_dtype')) == 'auto':   # the checkpoint decides the pool ('auto' only: an explicit flag wins)
+        rd, row['kv_from_checkpoint'] = dict(rd, kv_cache_dtype=row['kv_pool']), True
     pre, dec = _sg('sglang.srt.arg_groups.model_override_base').attention_backends_of(SimpleNamespace(**rd))   # SGLang's own (prefill, decode) pair
     mode = rd.get('speculative_attention_mode', 'prefill')
     verify_be = dec if mode == 'decode' else pre
@@ -506,7 +562,7 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
     row.update(attention_backend=pre if pre == dec else f"prefill {pre}, decode {dec}", page_size=rd.get('page_size'),
                cuda_graph=(graphs.get('decode') or {}).get('backend'),   # target_verify replays the decode graph runner's graphs
                speculative=rd.get('speculative_algorithm'), num_draft_tokens=rd.get('speculative_num_draft_tokens'),
-               topk=rd.get('speculative_eagle_topk'), kv_cache_dtype_resolved=rd.get('kv_cache_dtype'), dsa_pool=dsa_pool(rd) if row['dsa'] else None,
+               topk=rd.get('speculative_eagle_topk'), kv_cache_dtype_resolved=row['kv_pool'] if row['kv_pool'] != 'bfloat16' else rd.get('kv_cache_dtype'), dsa_pool=dsa_pool(rd) if row['dsa'] else None,
                tbo=bool(rd.get('enable_two_batch_overlap')))
     if spec_u in _DRAFT_MAP_SPECS:
         draft = draft or dec
@@ -522,6 +578,9 @@ def _compat_once(model, *, spec, tp, kv_cache_dtype, topk, page_size, line, draf
     elif spec_u == 'DFLASH': row['draft_attention_backend'] = draft
     if row['dsa_pool'] == 'scaled' and vkb.BACKEND_NAME in (pre, dec):   # create_backend refuses it (chapter 04): the server does not start
         return done(row, DSA_SCALED_REFUSAL.format(dim=656, pre=rd.get('dsa_prefill_backend'), dec=rd.get('dsa_decode_backend')))
+    if spec_u == 'NEXTN' and not cfg.get('num_nextn_predict_layers') and '--speculative-draft-model-path' not in argv:
+        return done(row, "the checkpoint has no NextN (MTP) layer (num_nextn_predict_layers 0): SGLang resolves the line, but NEXTN's draft "
+                         "model (the target's own MTP head) has no weights to load; draft with EAGLE3 and a draft checkpoint instead")
     row['starts'] = True
     if spec_u == 'NONE': return done(row, 'no speculative decoding: no target_verify batch (the backend is Triton for every other mode)')
     if verify_be != vkb.BACKEND_NAME:
@@ -571,7 +630,8 @@ def compat_table(rows:list) -> str:
            '|---|---|---|---|---|---|---|---|---|---|---|---|']
     for (m, s, tk, ps, cell, att, dr, graph, tbo, fix, note), rs in groups.items():
         tps = '/'.join(str(t) for t in sorted({r['tp'] for r in rs}))
-        kvs = ', '.join(dict.fromkeys(f"{r['kv_cache_dtype']}->{r['kv_cache_dtype_resolved'] or '?'}" + (f" ({r['dsa_pool']})" if r['dsa_pool'] else '') for r in rs))
+        kvs = ', '.join(dict.fromkeys(f"{r['kv_cache_dtype']}->{r['kv_cache_dtype_resolved'] or '?'}" + (' (checkpoint)' if r.get('kv_from_checkpoint') else '')
+                                      + (f" ({r['dsa_pool']})" if r['dsa_pool'] else '') for r in rs))
         tbo_s = '-' if tbo is None or cell != 'yes' else ('yes' if tbo else 'no')
         out.append(f"| {m} | {s} | {tk} | {ps} | {tps} | {kvs} | {cell} | {att or '-'} / {dr or '-'} | {graph or '-'} | {tbo_s} | {fix} | {note} |")
     return '\n'.join(out)
@@ -609,8 +669,7 @@ def check_model_input(path) -> dict:
 def check_model(path, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, specs=SPECS, topks=TOPKS, capability=(12, 0)) -> str:
     "The compatibility rows of a user's model (`verify-kernel check --model <config.json>`) on a card of `capability`, as a markdown table, the full launch line of the best row, and the DSA notice. A path that is not an MLA model's config.json raises VerifyArgError before anything else runs."
     cfg = check_model_input(path)
-    raw = load_config(path, flatten=False)   # SGLang resolves the file as it is (a wrapper's architecture included)
-    rows = [compat(raw, spec=s, tp=t, kv_cache_dtype=k, topk=tk, capability=capability) for s in specs for tk in topks
+    rows = [compat(path, spec=s, tp=t, kv_cache_dtype=k, topk=tk, capability=capability) for s in specs for tk in topks
             if not (tk > 1 and s not in _TOPK_SPECS) for t in tps for k in kv_cache_dtypes
             if not (isinstance(cfg.get('num_attention_heads'), int) and cfg['num_attention_heads'] % t)]
     pref = {'EAGLE3': 0, 'NEXTN': 1 if cfg.get('num_nextn_predict_layers') else 9, 'EAGLE': 2, 'DFLASH': 3, 'NGRAM': 4, 'FROZEN_KV_MTP': 9}
