@@ -22,8 +22,9 @@ def timed(fn, reps):
 
 def inputs(N, n, H, bs, layout):
     d = paged.gpu_verify_inputs(N, n, H, bs=bs, seed=N + n + H + bs, device=DEV)
-    if layout == 'run':   # every request's prefix one ascending run of slots (what a defragmented cache gives)
-        d['kv_indices'] = torch.arange(1, 1 + d['kv_indices'].numel(), dtype=d['kv_indices'].dtype, device=DEV)
+    if layout == 'run':   # every request's prefix one ascending run of slots, rows moved with them (what a defragmented cache gives)
+        from verify_kernel.defrag import contiguous_inputs
+        d = contiguous_inputs(d)
     return d
 
 def time_one(d, min_tiles, num_sms, reps):
