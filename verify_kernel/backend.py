@@ -11,190 +11,13 @@ import torch
 from torch import Tensor
 from . import build, paged, parity, env_vars
 from .oracle import VerifyArgError, verify_attn_ref
+from .serving import *   # settings, counters, checks (chapter 04_serving): the floor below this module and the class's
+from .serving import _count, _disable, _instances, _interpreted, _layer_key, _magnitudes, _sg
+
 
 # %% auto #0
-__all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY',
-           'DRAFT_DEFAULT_TARGET', 'SPEC_KINDS', 'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary',
-           'arch_refusal', 'kernel_unavailable', 'disagreement', 'backend_class', 'create_backend', 'pool_refusal',
-           'register', 'default_draft_backend', 'KitCase', 'KitResult', 'run_kit_case', 'check_cases', 'backend_check']
-
-# %% ../nbs/04_sglang_backend.ipynb #47a639c5
-BACKEND_NAME = 'verify_kernel'          # the --attention-backend name
-ENV_MODE, ENV_VALIDATE_EVERY, ENV_MAX_MISMATCHES = 'VERIFY_KERNEL_MODE', 'VERIFY_KERNEL_VALIDATE_EVERY', 'VERIFY_KERNEL_MAX_MISMATCHES'
-MODES = ('off', 'validate', 'on')
-log = logging.getLogger('verify_kernel.backend')
-
-@dataclass(frozen=True)
-class BackendConfig:
-    "The backend's settings, read from the environment when a backend is constructed."
-    mode: str = 'on'            # off | validate | on
-    validate_every: int = 1     # validate: compare every Nth hook call
-    max_mismatches: int = 3     # validate: mismatches before the kernel is turned off for the process
-
-def config_from_env(env=None) -> BackendConfig:
-    "The `BackendConfig` from `env` (default os.environ); a bad value raises ValueError naming the variable and what is allowed."
-    env = os.environ if env is None else env
-    mode = env.get(ENV_MODE, 'on').strip().lower()
-    if mode not in MODES: raise ValueError(f"{ENV_MODE}={env.get(ENV_MODE)!r}: must be one of {', '.join(MODES)}")
-    def pos_int(var, default):
-        raw = env.get(var, str(default)).strip()
-        try: v = int(raw)
-        except ValueError: v = None
-        if v is None or v < 1: raise ValueError(f"{var}={raw!r}: must be an integer >= 1")
-        return v
-    return BackendConfig(mode, pos_int(ENV_VALIDATE_EVERY, 1), pos_int(ENV_MAX_MISMATCHES, 3))
-
-# %% ../nbs/04_sglang_backend.ipynb #0b313082
-_lock = threading.Lock()
-_instances = weakref.WeakSet()   # every VerifyKernelAttnBackend of the process (a turned-off kernel reaches their graph switches)
-def _fresh() -> dict:
-    return dict(served=0, refused=Counter(), validated=0, mismatches=0, disabled=None, batches=0, graph_batches=0, unavailable=None)
-_stats = _fresh()
-
-def stats() -> dict:
-    "Counters of this process: `served`, `refused` (per reason), `validated`, `mismatches`, `disabled` (reason or None), batches planned, `workspace_bytes` the backends hold."
-    with _lock:
-        s = dict(_stats); s['refused'] = dict(_stats['refused'])
-    held = [b.vk_workspace_bytes() for b in list(_instances)]
-    s['workspace_bytes'] = dict(eager=sum(h['eager'] for h in held), graph=sum(h['graph'] for h in held), backends=len(held))
-    return s
-
-def reset_stats():
-    "Zero every counter and re-enable a kernel that validate mode turned off."
-    global _stats
-    with _lock: _stats = _fresh()
-    for b in list(_instances): b._vk_set_switch(True)
-
-def summary() -> str:
-    "One line: what the backend served, refused (top reasons) and validated in this process."
-    s = stats()
-    top = sorted(s['refused'].items(), key=lambda kv: -kv[1])[:3]
-    ref = sum(s['refused'].values())
-    line = (f"verify_kernel backend: served {s['served']} target_verify calls, Triton served {ref} refused"
-            + (f" ({'; '.join(f'{n} {r}' for r, n in top)})" if top else '')
-            + f", validated {s['validated']}, mismatches {s['mismatches']}, batches planned {s['batches']} (+{s['graph_batches']} graph)")
-    ws = s['workspace_bytes']
-    if ws['backends']: line += f"; workspaces {(ws['eager'] + ws['graph']) / 2**20:.1f} MiB in {ws['backends']} backends"
-    if s['disabled']: line += f"; kernel DISABLED: {s['disabled']}"
-    return line
-
-def _count(key, reason=None):
-    with _lock:
-        if reason is None: _stats[key] += 1
-        else: _stats['refused'][reason] += 1
-
-# %% ../nbs/04_sglang_backend.ipynb #d835fbea
-MIN_CAPABILITY = (8, 0)  # cp.async, bf16 mma.sync, ldmatrix: sm_80 and up
-
-def arch_refusal(capability:tuple) -> str|None:
-    "Why a GPU of compute capability `capability` cannot run the kernel, or None."
-    if tuple(capability) < MIN_CAPABILITY:
-        return f"compute capability {capability[0]}.{capability[1]} is below sm_80 (the kernel needs cp.async and bf16 mma.sync)"
-    return None
-
-_avail: dict = {}
-def kernel_unavailable(device, family=None) -> str|None:
-    "Why the paged kernel cannot run on `device` (built or loaded once a process; the reason is warned once), or None."
-    device = torch.device(device)
-    family = family or paged.PAGED
-    impl = 'cuda' if device.type == 'cuda' else 'simt'
-    key = (family.name, impl, str(device))
-    if key in _avail: return _avail[key]
-    why = None
-    if device.type not in ('cuda', 'cpu'): why = f"device type {device.type!r} (served: cuda, or cpu through the SIMT emulator)"
-    elif device.type == 'cuda': why = arch_refusal(torch.cuda.get_device_capability(device))
-    if why is None:
-        try: build.load(family, impl)
-        except Exception as e:
-            msg = ' '.join(str(e).split())
-            why = f"the {family.name!r} extension could not be built or loaded for {impl}: {type(e).__name__}: {msg[:200]}{' ...' if len(msg) > 200 else ''}"
-    _avail[key] = why
-    if why:
-        warnings.warn(f"verify_kernel backend: the kernel is unavailable, Triton serves every call: {why}", RuntimeWarning, stacklevel=2)
-        with _lock: _stats['unavailable'] = why
-    return why
-
-# %% ../nbs/04_sglang_backend.ipynb #656c0bb8
-def _magnitudes(q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale, logit_cap,
-                skip_prefix_custom_mask, k_scale, v_scale) -> tuple:
-    "`(A [T, H, Dv], S [T, H])` for the parity bound: A from the fp32 oracle on |V| over the referenced cache rows only, S an upper bound."
-    Dv = v.shape[-1]
-    n_kv = int(kv_indptr[-1])
-    kc = k_buffer[kv_indices[:n_kv].long()].float()          # fp8 and bf16 widen exactly
-    idx = torch.arange(n_kv, dtype=torch.int64, device=q.device)
-    a, _ = verify_attn_ref(q.float(), k.float(), v.float().abs(), kc, kc[..., :Dv].abs(), qo_indptr, kv_indptr, idx, custom_mask,
-                           mask_indptr, sm_scale, logit_cap, skip_prefix_custom_mask, torch.float32, k_scale=float(k_scale), v_scale=abs(float(v_scale)))
-    kmax = torch.cat([kc[:, 0], k[:, 0].float()]).abs().amax(0)   # [Dk] column maxima over every key a row may see
-    scale = (q.shape[-1] ** -0.5 if sm_scale is None else float(sm_scale)) * max(1.0, abs(float(k_scale)))
-    s = scale * (q.float().abs() @ kmax)                           # >= max_j scale * sum_d |q_d k_jd|
-    return a, s
-
-def disagreement(o_kernel:Tensor,  # [T, H, Dv] the kernel's output
-                 o_other:Tensor,   # [T, H, Dv] Triton's output on the same call
-                 q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale, logit_cap=0.0,
-                 skip_prefix_custom_mask=True, k_scale=1.0, v_scale=1.0) -> str|None:
-    "Why two outputs of one target_verify call cannot both be within the parity bound of the exact result (None: they agree)."
-    a, s = _magnitudes(q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale, logit_cap,
-                       skip_prefix_custom_mask, k_scale, v_scale)
-    ok_, ot = o_kernel.double(), o_other.double()
-    if not (torch.equal(torch.isnan(ok_), torch.isnan(ot)) and torch.equal(torch.isinf(ok_), torch.isinf(ot))):
-        bad = (torch.isfinite(ok_) != torch.isfinite(ot)).nonzero()
-        return f"non-finite values differ at {bad.shape[0]} elements (first {tuple(bad[0].tolist()) if bad.numel() else '?'})"
-    n_max = int((qo_indptr[1:] - qo_indptr[:-1]).max()) if qo_indptr.numel() > 1 else 0
-    l_max = int((kv_indptr[1:] - kv_indptr[:-1]).max()) if kv_indptr.numel() > 1 else 0
-    # each output is within one bound of the exact result (both round P and o to the output dtype and accumulate in fp32),
-    # so two correct outputs differ by at most twice the bound: the factor 2 below
-    tol = parity.AttnTolerance(o_kernel.dtype, o_kernel.dtype, row_len=max(1, l_max + n_max), head_dim=q.shape[-1])
-    bound = 2 * tol.o_bound(torch.maximum(ok_.abs(), ot.abs()), a.double(), s.double(), float(logit_cap))
-    fin = torch.isfinite(ok_)
-    ratio = torch.where(fin, (ok_ - ot).abs() / bound.clamp_min(1e-300), torch.zeros_like(ok_))
-    r = float(ratio.max()) if ratio.numel() else 0.0
-    if r <= 1: return None
-    t, h, d = (int(x) for x in torch.unravel_index(ratio.argmax(), ratio.shape))
-    return (f"o[{t},{h},{d}] kernel {float(ok_[t, h, d]):.5g} vs Triton {float(ot[t, h, d]):.5g}: "
-            f"{r:.1f}x the bound ({float(bound[t, h, d]):.3g})")
-
-# %% ../nbs/04_sglang_backend.ipynb #f9ae5da5
-class _RateLimit:
-    "Lets the first `first` messages through, then at most one every `every_s` seconds (saying how many it held back)."
-    def __init__(self, first:int=3, every_s:float=60.0): self.first, self.every_s, self.n, self.held, self.last = first, every_s, 0, 0, -1e30
-    def __call__(self, emit, msg:str) -> bool:
-        self.n += 1
-        now = time.monotonic()
-        if self.n <= self.first or now - self.last >= self.every_s:
-            emit(msg + (f" ({self.held} similar messages held back)" if self.held else '')); self.last, self.held = now, 0
-            return True
-        self.held += 1
-        return False
-
-_mismatch_log = _RateLimit()
-
-def _disable(reason:str):
-    with _lock:
-        if _stats['disabled']: return
-        _stats['disabled'] = reason
-    for b in list(_instances): b._vk_set_switch(False)   # graphs captured earlier: their Triton launch serves, the kernel's gets no rows
-    msg = f"verify_kernel backend: TURNING THE KERNEL OFF for this process, Triton serves from now on: {reason}"
-    log.error(msg); warnings.warn(msg, RuntimeWarning, stacklevel=3)
-
-def _sg(name:str):
-    "An SGLang module: the normal import in a server (sglang already imported), else through `import_sglang` (CPU tests)."
-    import importlib, sys
-    if 'sglang' in sys.modules: return importlib.import_module(name)
-    from verify_kernel.sglang_support import import_sglang
-    return import_sglang(name)
-
-def _interpreted() -> bool: return os.environ.get('TRITON_INTERPRET', '0') not in ('', '0')
-
-def _layer_key(q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr,
-               max_len_extend, k_scale, v_scale, sm_scale, kw) -> tuple:
-    "What decides whether the kernel serves a hook call, beyond what the batch's plan covers (tensors by identity within a batch)."
-    return (q.shape, q.stride(), q.dtype, k.shape, k.stride(), k.dtype, v.shape, v.stride(), v.dtype, v.data_ptr() == k.data_ptr(),
-            o.shape, o.stride(), o.dtype, k_buffer.shape, k_buffer.stride(), k_buffer.dtype, v_buffer.shape, v_buffer.stride(),
-            v_buffer.data_ptr() == k_buffer.data_ptr(), (q.data_ptr() | k.data_ptr() | v.data_ptr() | o.data_ptr() | k_buffer.data_ptr()) & 15,
-            id(qo_indptr), id(kv_indptr), id(kv_indices), id(custom_mask), id(mask_indptr), is_causal, max_len_extend,
-            id(k_scale) if isinstance(k_scale, Tensor) else k_scale, id(v_scale) if isinstance(v_scale, Tensor) else v_scale, sm_scale,
-            tuple(id(x) if isinstance(x, Tensor) else x for n, x in kw.items() if n != 'max_bs'))
+__all__ = ['DRAFT_DEFAULT_TARGET', 'SPEC_KINDS', 'backend_class', 'create_backend', 'pool_refusal', 'register',
+           'default_draft_backend', 'KitCase', 'KitResult', 'run_kit_case', 'check_cases', 'backend_check']
 
 # %% ../nbs/04_sglang_backend.ipynb #ec48dbd7
 def backend_class() -> type:
@@ -229,8 +52,7 @@ def _start_up_notices(model_runner):
     hf = getattr(getattr(model_runner, 'model_config', None), 'hf_config', None)
     if hf is None or not hasattr(hf, 'to_dict'): return None     # SGLang's kit runners carry no HF config
     try:
-        from verify_kernel import models
-        return models.say_dsa_notice(hf)
+        return say_dsa_notice(hf)   # chapter 04_serving: the notice sits below this module (chapter 07 reads models by name)
     except Exception as e:   # a notice never stops a server start; say why it is missing
         log.warning(f"verify_kernel: could not tell whether this model uses DSA ({type(e).__name__}: {e})"); return None
 

@@ -56,7 +56,7 @@ def build_dir_processes(build_dir) -> list[int]:
 _held = threading.local()
 
 def _torch_cpp_extension():
-    from verify_kernel.build import torch_cpp_extension
+    from verify_kernel import torch_cpp_extension   # the package root (chapter 00_env): build sits above this module
     return torch_cpp_extension()
 
 

@@ -15,9 +15,9 @@ from nbdev.frontmatter import _nbpath2html
 # %% auto #0
 __all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'RENDER_LOCK', 'CHROMIUM_ARGS', 'test_flags',
            'runs_for_docs', 'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems',
-           'lean_outputs', 'long_cells', 'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions',
-           'frontmatter_cell', 'html_pages', 'render_lock', 'render', 'chromium_path', 'serve', 'expected',
-           'check_site', 'main']
+           'lean_outputs', 'long_cells', 'package_imports', 'import_circles', 'floors', 'proc_nbs', 'quarto_options',
+           'link_attributes', 'QuartoCellOptions', 'frontmatter_cell', 'html_pages', 'render_lock', 'render',
+           'chromium_path', 'serve', 'expected', 'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -114,6 +114,58 @@ def long_cells(nbs:Path|None=None, limit:int=CELL_LINES) -> list[str]:
                 first = next((l for l in lines if l.strip() and not l.startswith('#|')), '')[:60]
                 out.append(f"{nb.name} cell {i} (`{first}`): {len(lines)} lines (limit {limit})")
     return out
+
+# %% ../nbs/91_docs.ipynb #74320624
+def package_imports(pkg:Path|None=None) -> dict:
+    "`{(a, b): 'a.py:LINE'}`: package module `a` imports package module `b` (module-level, function-level or `importlib.import_module`), the root `__init__` left out."
+    import ast
+    pkg = Path(pkg or Path(__file__).resolve().parent)
+    name, mods = pkg.name, {p.stem for p in pkg.glob('*.py')} - {'__init__', '_modidx'}
+    edges = {}
+    for m in sorted(mods):
+        f = pkg/f'{m}.py'
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                base = (name + ('.' + node.module if node.module else '')) if node.level == 1 else (node.module or '')
+                if base == name: targets = [a.name for a in node.names]
+                elif base.startswith(name + '.'): targets = [base.split('.')[1]]
+            elif isinstance(node, ast.Import):
+                targets = [a.name.split('.')[1] for a in node.names if a.name.startswith(name + '.')]
+            elif (isinstance(node, ast.Call) and getattr(node.func, 'attr', getattr(node.func, 'id', None)) == 'import_module' and node.args
+                  and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith(name + '.')):
+                targets = [node.args[0].value.split('.')[1]]
+            for t in targets:
+                if t in mods and t != m: edges.setdefault((m, t), f'{m}.py:{node.lineno}')
+    return edges
+
+def import_circles(pkg:Path|None=None) -> list[dict]:
+    "Every import circle of the package (modules that reach each other through imports), each as {'modules': [...], 'edges': ['a.py:LINE imports b', ...]}."
+    edges = package_imports(pkg)
+    succ = {}
+    for a, b in edges: succ.setdefault(a, set()).add(b)
+    def reach(m):
+        seen, todo = set(), [m]
+        while todo:
+            for n in succ.get(todo.pop(), ()):
+                if n not in seen: seen.add(n); todo.append(n)
+        return seen
+    R = {m: reach(m) for m in {m for e in edges for m in e}}
+    out, done = [], set()
+    for m in sorted(R):
+        if m in done or m not in R[m]: continue
+        comp = sorted(n for n in R[m] if m in R[n])
+        done.update(comp)
+        out.append(dict(modules=comp, edges=[f'{w} imports {b}' for (a, b), w in sorted(edges.items()) if a in comp and b in comp]))
+    return out
+
+def floors(pkg:Path|None=None) -> dict:
+    "`{module: floor}` of a circle-free package: 0 for a module importing no package module, else one above the highest it imports."
+    edges, memo = package_imports(pkg), {}
+    def f(m): 
+        if m not in memo: memo[m] = 1 + max((f(b) for a, b in edges if a == m), default=-1)
+        return memo[m]
+    return {m: f(m) for m in sorted({m for e in edges for m in e})}
 
 # %% ../nbs/91_docs.ipynb #3c7407f4
 def _proc_one(src_dst):

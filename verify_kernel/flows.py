@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 import torch
 from torch import Tensor
-from . import backend as VB, graphs, paged, parity
+from . import backend as VB, graphs, paged, parity, serving as VS   # VS: what the class reads at call time (chapter 04_serving)
 from .oracle import verify_attn_ref
 
 # %% auto #0
@@ -247,10 +247,10 @@ def validate_flow(fp8:bool=False, inject:str|None=None, guarded:bool=True, prefi
     be.extend_attention_fwd = upcast_triton(be.extend_attention_fwd, seen)
     calls = record_hook(be)
     _, fb, inp = fl.batch(prefix, seed, pad=False)
-    interp, disagree = VB._interpreted, VB.disagreement
+    interp, disagree = VS._interpreted, VS.disagreement
     def injected(*a, **k): raise RuntimeError("CUDA error: an illegal memory access was encountered (injected)")
-    VB._interpreted = lambda: False
-    if inject == 'compare': VB.disagreement = injected
+    VS._interpreted = lambda: False
+    if inject == 'compare': VS.disagreement = injected
     out = dict(raised=None)
     try:
         with quiet(), torch.no_grad(), S['FC'].forward_context(S['FC'].ForwardContext(attn_backend=be)):
@@ -258,7 +258,7 @@ def validate_flow(fp8:bool=False, inject:str|None=None, guarded:bool=True, prefi
             be.init_forward_metadata(fb)
             try: fl.attend(q, fb)
             except Exception as e: out['raised'] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-    finally: VB._interpreted, VB.disagreement = interp, disagree
+    finally: VS._interpreted, VS.disagreement = interp, disagree
     s = VB.stats()
     out.update(served=s['served'], validated=s['validated'], mismatches=s['mismatches'], disabled=s['disabled'], refused=s['refused'],
                triton_calls=seen[:1])

@@ -10,15 +10,16 @@ from types import SimpleNamespace
 import torch
 from torch import Tensor
 from . import backend as vkb, parity
+from .serving import _arch, _is_dsa, _said, index_k_share, say_dsa_notice, dsa_notice as _dsa_notice  # chapter 04_serving: the notice the factory says
 from .oracle import VerifyArgError, verify_attn_ref
 from .workloads import chain_tree, eagle_tree
 
 # %% auto #0
 __all__ = ['MODELS', 'LAM', 'U32', 'U16', 'SPECS', 'DRAFT_BACKENDS', 'KV_DTYPES', 'TREE', 'SPECIAL', 'LINES', 'CARDS',
            'DSA_SCALED_REFUSAL', 'TPS', 'KV_CACHE_DTYPES', 'TOPKS', 'PAGE_SIZES', 'load_config', 'build_attention',
-           'verify_module', 'index_k_share', 'dsa_notice', 'say_dsa_notice', 'UnansweredDeviceQuery', 'card',
-           'dsa_pool', 'hf_quant_file', 'checkpoint_kv_cache_dtype', 'compat', 'compat_matrix', 'compat_table',
-           'launch_line', 'check_model_input', 'check_model', 'check_cases', 'check_modules']
+           'verify_module', 'dsa_notice', 'UnansweredDeviceQuery', 'card', 'dsa_pool', 'hf_quant_file',
+           'checkpoint_kv_cache_dtype', 'compat', 'compat_matrix', 'compat_table', 'launch_line', 'check_model_input',
+           'check_model', 'check_cases', 'check_modules']
 
 # %% ../nbs/07_models.ipynb #1e633276
 _YARN_DSV3 = dict(type='yarn', factor=40, original_max_position_embeddings=4096, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
@@ -98,10 +99,6 @@ def _hf_config(cfg:dict, **override):
 
 # %% ../nbs/07_models.ipynb #97b2558b
 def _sg(name): return vkb._sg(name)
-
-def _arch(cfg:dict) -> str: return (cfg.get('architectures') or ['?'])[0]
-
-def _is_dsa(cfg:dict) -> bool: return cfg.get('index_topk') is not None
 
 def _tree(topk:int, drafts:int, seed:int):
     if topk == 1: return chain_tree(drafts)
@@ -369,31 +366,10 @@ LINES = {   # the launch lines that put target_verify on the kernel
 CARDS = {(12, 0): ('NVIDIA RTX PRO 6000 Blackwell', 97_887), (12, 1): ('NVIDIA GB10', 131_072), (10, 0): ('NVIDIA B200', 183_359),
          (9, 0): ('NVIDIA H100 80GB HBM3', 81_559)}
 
-def index_k_share(cfg:dict) -> float:
-    "Bytes of a DSA pool's index-K buffers (index_head_dim fp8 + one fp32 scale a token a layer, DSATokenToKVPool) over those of its bf16 latent KV rows."
-    return (cfg['index_head_dim'] + 4) / ((cfg['kv_lora_rank'] + cfg['qk_rope_head_dim']) * 2)
-
 def dsa_notice(cfg) -> str|None:
-    "The start-up line for a DSA model served by verify_kernel (None for dense MLA models); `cfg`: a name, a config.json path, a dict or an HF config."
-    if hasattr(cfg, 'to_dict'): cfg = {**cfg.to_dict(), 'architectures': getattr(cfg, 'architectures', None)}
-    cfg = load_config(cfg) if not isinstance(cfg, dict) else cfg
-    if not _is_dsa(cfg): return None
-    return (f"verify_kernel: {_arch(cfg)} is a DSA model. With --attention-backend verify_kernel (as with triton) the indexer is not used "
-            f"(no indexer metadata, topk_indices is None): EVERY phase - prefill, decode, target_verify - runs DENSE MLA attention over the whole "
-            f"context. Up to index_topk = {cfg['index_topk']} tokens that equals DSA; beyond it this is a different attention function from the "
-            f"sparse one the model was trained with (a quality change, not only a speed one) and O(context) work a token instead of "
-            f"O({cfg['index_topk']}). The DSA pool still allocates its index-K buffers ({cfg['index_head_dim']} fp8 + an fp32 scale a token a "
-            f"layer: {100 * index_k_share(cfg):.1f}% of the bf16 KV rows' bytes).")
-
-_said: set = set()
-
-def say_dsa_notice(hf_config) -> str|None:
-    "Log `dsa_notice` once a process for `hf_config` (for the backend's factory: `create_backend` calls it with `model_runner.model_config.hf_config`)."
-    note = dsa_notice(hf_config)
-    if note and note not in _said:
-        _said.add(note)
-        import logging; logging.getLogger('verify_kernel.backend').warning(note)
-    return note
+    "The start-up line for a DSA model served by verify_kernel (None for dense MLA models); `cfg`: a name, a config.json path, a dict or an HF config. The line itself, `index_k_share` and `say_dsa_notice` (what the factory calls) live a floor down, in `verify_kernel.serving`."
+    if not hasattr(cfg, 'to_dict') and not isinstance(cfg, dict): cfg = load_config(cfg)
+    return _dsa_notice(cfg)
 
 def _sglang_caches() -> list:
     "SGLang's lru-cached functions (the device probes of `utils.common` among them), each once."

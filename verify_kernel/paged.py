@@ -92,6 +92,7 @@ def _prepare(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indp
                           mask_indptr, sm_scale, logit_cap, skip_prefix_custom_mask, k_scale=ks, v_scale=vs, o=o_extend,
                           sync_checks=check_values, fn=fn, o_name='o_extend')
     def bad(arg, expected, got): raise VerifyArgError(f"{fn}: `{arg}` must be {expected}; got {got}")
+    if d.heads < 1: bad('q_extend', 'a tensor [T, H, 576] with H >= 1 query heads', f'shape {tuple(q_extend.shape)}')  # else the workspace sizing's C++ check fires
     if o_extend.dtype != q_extend.dtype: bad('o_extend', f'of the dtype of q_extend ({q_extend.dtype})', o_extend.dtype)
     if not isinstance(is_causal, bool): bad('is_causal', 'a bool', repr(is_causal))
     if isinstance(max_len_extend, bool) or not isinstance(max_len_extend, int) or max_len_extend < 0:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 from . import paged
-from . import backend as B   # settings, counters, checks and the comparison (chapter 04): read on the module at call time
+from . import serving as S   # settings, counters, checks and the comparison (chapter 04_serving, a floor below this module and the plugin's): read on the module at call time
 from .oracle import VerifyArgError
-TritonAttnBackend = B._sg('sglang.srt.layers.attention.triton_backend').TritonAttnBackend   # SGLang, imported with this module
+TritonAttnBackend = S._sg('sglang.srt.layers.attention.triton_backend').TritonAttnBackend   # SGLang, imported with this module
 
 # %% auto #0
 __all__ = ['TritonAttnBackend', 'VerifyKernelAttnBackend']
@@ -107,7 +107,7 @@ class _Planning:
         if self.vk_graph_fallback:
             sw = self._vk_switch
             if sw is None or sw['vk_qo'].numel() < max_bs + 1 or sw['vk_qo'].dtype != self.qo_indptr.dtype:
-                on = not B._stats['disabled']
+                on = not S._stats['disabled']
                 mk = lambda v: torch.full((1,), v, dtype=self.qo_indptr.dtype, device=self.device)
                 self._vk_switch = dict(on=mk(int(on)), off=mk(int(not on)), pending=None,
                                        vk_qo=torch.zeros(max_bs + 1, dtype=self.qo_indptr.dtype, device=self.device),
@@ -116,7 +116,7 @@ class _Planning:
     def _vk_plan(self, fb, graph:bool, in_capture:bool=False) -> dict:
         "This batch's plan (`paged.plan_verify`) on the metadata the Triton backend just built, or the reason it is refused."
         if self.vk_refusal: return dict(refused=self.vk_refusal)
-        if B._stats['disabled']: return dict(refused=f"kernel turned off after validation mismatches")
+        if S._stats['disabled']: return dict(refused=f"kernel turned off after validation mismatches")
         gate = None
         if graph:   # SGLang's static buffers (capture and replay refill them in place): the captured launches read this plan
             ws = self._vk_ws['graph'] if self.vk_own_workspaces else self._vk_graph_ws
@@ -145,7 +145,7 @@ class _Planning:
                                      num_tokens=bs * n, num_heads=self.num_head, workspace=ws)
         except (VerifyArgError, RuntimeError) as e:
             return dict(refused=f"plan_verify refused the batch: {str(e).splitlines()[0]}")
-        B._count('graph_batches' if graph else 'batches')
+        S._count('graph_batches' if graph else 'batches')
         return dict(plan=plan, graph=graph, layers={}, gate=gate)
 
 # %% ../nbs/04a_backend_class.ipynb #a4a00017
@@ -154,7 +154,7 @@ class _Validation:
     def _vk_triton(self, args, kw, o):
         "SGLang's `extend_attention_fwd` into `o`, on SGLang's own tensors; for an fp8 cache, or Triton interpreted (CPU), on the referenced cache rows widened."
         q, k, v, _, kb, vb, qo, kvp, kvi, *rest = args
-        interp = B._interpreted()
+        interp = S._interpreted()
         if not interp and kb.dtype != torch.float8_e4m3fn:
             return self.extend_attention_fwd(*args, **kw, page_size=self.page_size)
         # Compiled Triton on an fp8 cache rounds q and P to e4m3 (an error far beyond the bf16 bound the comparison uses), and the
@@ -172,7 +172,7 @@ class _Validation:
         "`_vk_compare`, guarded: any exception inside validation turns the kernel off and lets SGLang's Triton write `o` (never raises into the forward)."
         try: return self._vk_compare(args, sg_args, kw, plan)
         except Exception as e:
-            B._disable(f"validation raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+            S._disable(f"validation raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
             return self._vk_refuse('validation raised: Triton serves the call')
 
     def _vk_compare(self, args, sg_args, kw, plan) -> bool:
@@ -181,17 +181,17 @@ class _Validation:
         scratch = torch.empty_like(o)
         if not self._vk_launch((q, k, v, scratch, *args[4:]), plan, kw): return self._vk_refuse('the kernel declined the call')
         self._vk_triton(sg_args, kw, o)
-        why = B.disagreement(scratch, o, q, k, v, kb, qo, kvp, kvi, cm, mi, sm, kw.get('logit_cap', 0.0), True, ks, vs)
-        B._count('validated')
+        why = S.disagreement(scratch, o, q, k, v, kb, qo, kvp, kvi, cm, mi, sm, kw.get('logit_cap', 0.0), True, ks, vs)
+        S._count('validated')
         if why is None:
-            o.copy_(scratch); B._count('served')
+            o.copy_(scratch); S._count('served')
             return True
-        B._count('mismatches')
+        S._count('mismatches')
         layer = getattr(self.vk_layer, 'layer_id', '?')
-        B._mismatch_log(B.log.warning, f"verify_kernel validate: layer {layer}, q {list(q.shape)}, {qo.numel() - 1} requests, "
+        S._mismatch_log(S.log.warning, f"verify_kernel validate: layer {layer}, q {list(q.shape)}, {qo.numel() - 1} requests, "
                                    f"max_len_extend {mle}: kernel and Triton disagree ({why}); Triton's result served")
-        if B._stats['mismatches'] >= self.vk_config.max_mismatches:
-            B._disable(f"{B._stats['mismatches']} validation mismatches (VERIFY_KERNEL_MAX_MISMATCHES={self.vk_config.max_mismatches}); last: layer {layer}, {why}")
+        if S._stats['mismatches'] >= self.vk_config.max_mismatches:
+            S._disable(f"{S._stats['mismatches']} validation mismatches (VERIFY_KERNEL_MAX_MISMATCHES={self.vk_config.max_mismatches}); last: layer {layer}, {why}")
         return True   # o holds Triton's result
 
 # %% ../nbs/04a_backend_class.ipynb #a4a00006
@@ -204,7 +204,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
     vk_graph_fallback = True   # False: graphs hold the kernel alone (before issue 17: a turned-off kernel's launches still replay)
 
     def __init__(self, model_runner, *args, **kwargs):
-        self.vk_config = B.config_from_env()        # a bad VERIFY_KERNEL_* value stops start-up here, naming the variable
+        self.vk_config = S.config_from_env()        # a bad VERIFY_KERNEL_* value stops start-up here, naming the variable
         super().__init__(model_runner, *args, **kwargs)
         self.vk_layer = self.vk_batch = self._vk_graph_ws = self._vk_switch = None
         self._vk_ws = dict(eager=None, graph=None)   # this backend's own workspaces: a plan lives in its owner's memory
@@ -215,7 +215,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         if self.vk_active:                        # the verify hook of TritonAttnBackend.forward_extend; Dynamo does not
             self.use_verify_shared_kv = True      # trace into it (its lock, id() and data_ptr() calls), as SGLang's own hook
             self.verify_shared_kv_fwd = torch.compiler.disable(self._vk_hook)
-        B._instances.add(self)
+        S._instances.add(self)
         if self.vk_active and self.vk_refusal is None and self.vk_own_workspaces:
             n = getattr(getattr(model_runner, 'server_args', None), 'speculative_num_draft_tokens', None)
             if n:   # speculative decoding configured: the eager workspace of the largest batch, reserved now (before serving)
@@ -230,7 +230,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         cache = getattr(self.token_to_kv_pool, 'dtype', None)
         if cache is not None and cache not in paged.CACHE_DTYPES:
             return f"a {str(cache).replace('torch.', '')} KV cache (served: bfloat16, float8_e4m3fn)"
-        why = B.kernel_unavailable(self.device, self.vk_family)
+        why = S.kernel_unavailable(self.device, self.vk_family)
         return f"kernel unavailable: {why}" if why else None
 
     # ---- per layer
@@ -239,7 +239,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         return super().forward_extend(q, k, v, layer, forward_batch, *args, **kwargs)
 
     def _vk_refuse(self, reason:str) -> bool:
-        B._count('refused', reason)
+        S._count('refused', reason)
         return False
 
     def _vk_hook(self, q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr,
@@ -248,14 +248,14 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         b = self.vk_batch
         if b is None: return self._vk_refuse('no plan: the metadata of this batch was not built by this backend')
         if 'refused' in b: return self._vk_refuse(b['refused'])
-        if B._stats['disabled']: return self._vk_refuse('kernel turned off after validation mismatches')
+        if S._stats['disabled']: return self._vk_refuse('kernel turned off after validation mismatches')
         sg_args = (q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
                    k_scale, v_scale, sm_scale)
         if k.dtype == torch.float8_e4m3fn and q.dtype == torch.bfloat16:   # SGLang casts the drafts to an fp8 cache's dtype:
             k, v = k.to(torch.bfloat16), v.to(torch.bfloat16)              # exact (every e4m3 value is a bf16 value), T rows only
         gate = b.get('gate')   # a graph batch: the kernel reads its gated qo_indptr (the plan was made on it), Triton the other
         args = (q, k, v, *sg_args[3:6], sg_args[6] if gate is None else gate[0], *sg_args[7:])
-        key = B._layer_key(*args, kw)
+        key = S._layer_key(*args, kw)
         why = b['layers'].get(key, False)
         if why is False:   # the first layer of this shape in the batch: every check once
             try:
@@ -275,7 +275,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         if not self._vk_launch(args, b['plan'], kw): return self._vk_refuse('the kernel declined the call')
         if gate is not None and not self._vk_graph_triton(sg_args, kw, gate[1]):
             return self._vk_refuse("Triton's launch beside the kernel failed in a graph batch (Triton serves it alone)")
-        B._count('served')
+        S._count('served')
         return True
 
     def _vk_graph_triton(self, sg_args, kw, tr_qo) -> bool:
@@ -283,7 +283,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         q, k, v, o, kb, vb, _, *rest = sg_args
         try: self.extend_attention_fwd(q, k, v, o, kb, vb, tr_qo, *rest, **kw, page_size=self.page_size)
         except Exception as e:
-            B.log.warning(f"verify_kernel backend: Triton's launch beside the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:200]}")
+            S.log.warning(f"verify_kernel backend: Triton's launch beside the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:200]}")
             return False
         return True
 
@@ -291,5 +291,5 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         "The kernel on `args`; an exception from it (a bug: the call passed every check) turns the kernel off and Triton serves."
         try: return self.vk_kernel(*args, plan=plan, check_args=False, **kw)
         except Exception as e:
-            B._disable(f"the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+            S._disable(f"the kernel raised {type(e).__name__}: {' '.join(str(e).split())[:300]}")
             return False
