@@ -13,11 +13,12 @@ from . import csrc_dir, gencode_flags, include_paths, nvcc, torch_cpp_extension 
 from .pch import gpu_cxx_flags, pch_flags  # chapter 01d: the precompiled torch/extension.h
 
 # %% auto #0
-__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
-           'runtime_library', 'runtime', 'device_props', 'set_device', 'emulated_device', 'rewrite_launches',
-           'rewrite_shared', 'rewrite_math', 'register_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals',
-           'load_inline', 'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources',
-           'load_selftest', 'asan_library', 'run_asan', 'switch_cost']
+__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'FIDELITY_FLAGS', 'SELFTEST_FUNCTIONS', 'PLANTED_FUNCTIONS', 'ASAN_OPTIONS',
+           'simt_dir', 'cuda_include_dir', 'runtime_library', 'runtime', 'device_props', 'set_device',
+           'emulated_device', 'rewrite_launches', 'rewrite_shared', 'rewrite_math', 'register_shared',
+           'register_static_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals', 'load_inline',
+           'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources', 'load_selftest',
+           'load_planted', 'asan_library', 'run_asan', 'switch_cost']
 
 # %% ../nbs/01_simt.ipynb #69a746e2
 def simt_dir() -> Path:
@@ -358,9 +359,28 @@ def register_shared(s:str) -> str:
         return f'{mt[0]} vk_simt_rc_shared(&{d[1]}, sizeof({d[1]}), "{d[1]}");'
     return _sub_in_code(s, _SHARED_DECL, reg)
 
-def rewrite_cuda(s:str, racecheck:bool=False) -> str:
+def _shared_names(decl:str) -> list[str]:
+    "The variables a `__shared__` declaration (what follows the keyword) declares: `float a[4], b` -> ['a', 'b']."
+    parts = re.sub(r'\[[^\]]*\]|\([^)]*\)|<[^<>]*>', ' ', decl).split(',')
+    first = re.fullmatch(r'\s*.*?\b(\w+)\s*(?:=.*)?', parts[0], re.S)
+    rest = [re.match(r'\s*\**\s*(\w+)', q) for q in parts[1:]]
+    if not first or not all(rest): raise ValueError(f"cannot parse the __shared__ declaration {decl!r}")
+    return [first[1]] + [r[1] for r in rest]
+
+def register_static_shared(s:str) -> str:
+    """Every build: after each static `__shared__` declaration (at function scope) a `static thread_local` guard whose initializer
+    registers the variable with the runtime once per OS thread; the runtime fills registered variables with 0xFF bytes at every
+    block start (`set_device(poison_smem=False)` turns it off), as a GPU block finds whatever the SM's shared memory held."""
+    def reg(mt):
+        return mt[0] + ''.join(f' [[maybe_unused]] static thread_local const bool vk_simt_shreg_{n} = vk_simt_shared_region(&{n}, sizeof({n}));'
+                               for n in _shared_names(mt[1]))
+    return _sub_in_code(s, _SHARED_DECL, reg)
+
+def rewrite_cuda(s:str, racecheck:bool=False,
+                 poison_shared:bool=True):  # register static `__shared__` for the per-block poison (`register_static_shared`)
     "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls; `racecheck`: static `__shared__` registered)."
     s = rewrite_shared(s)
+    if poison_shared: s = register_static_shared(s)
     return rewrite_math(rewrite_launches(register_shared(s) if racecheck else s))
 
 # %% ../nbs/01_simt.ipynb #b6e13b4e
@@ -375,7 +395,7 @@ def _write_if_changed(path:Path, text:str):
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     tmp.write_text(text); os.replace(tmp, path)
 
-def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False) -> bool:
+def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False, poison_shared:bool=True) -> bool:
     "Mirror the sources under `src` into `dst` with launches rewritten; False when `src` is too big to mirror."
     files = [p for p in src.rglob('*') if p.suffix in _HEADER_SUFFIXES and p.is_file()]
     if len(files) > _MIRROR_MAX_FILES: return False
@@ -385,7 +405,7 @@ def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False) -> bool:
         if rel.parts[0] in skip: continue
         text = p.read_text(errors='replace')
         if '<<<' in text or '__shared__' in text or _MATH_CALL.search(text):
-            try: text = rewrite_cuda(text, racecheck)
+            try: text = rewrite_cuda(text, racecheck, poison_shared)
             except ValueError as e: raise ValueError(f"{p}: {e}") from None
         # diagnostics and __FILE__ name the original file (same line numbers)
         _write_if_changed(dst/rel, f'#line 1 "{p}"\n' + text); keep.add(dst/rel)
@@ -474,6 +494,14 @@ def race_totals() -> dict:
 
 _modules, _build_lock = {}, threading.Lock()
 
+# What a GPU leaves undefined or faults on, made visible in every emulated build (chapter 01, "Fidelity"):
+# - locals without an initializer start as 0xFE bytes (GCC's pattern init), not as the stale stack of an earlier call;
+# - a load, store or reference through a pointer not aligned to its type (a `float4` cast of a shared pointer 4 bytes
+#   off) fails the launch with "misaligned" and the source line and address: GCC's alignment instrumentation, reported by
+#   the runtime's own handlers (no libubsan), not recoverable (a GPU's misaligned-address fault is sticky).
+# They are compile flags, so they are part of every build's key: changing them rebuilds every emulated extension.
+FIDELITY_FLAGS = ['-ftrivial-auto-var-init=pattern', '-fsanitize=alignment', '-fno-sanitize-recover=alignment']
+
 def load_inline(name:str,  # extension name (the emulated module is `<name>_simt`, `<name>_simt_asan`)
                 cpp_sources,  # str or list: declarations / bindings (torch's convention)
                 cuda_sources,  # str or list: kernels and host launch code with <<<>>>
@@ -482,6 +510,7 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
                 verbose:bool=False, build_directory=None,
                 sanitize:str|None=None,  # 'address': the AddressSanitizer build (needs simt.run_asan)
                 racecheck:bool=False,  # race mode: shared-memory and inter-CTA hazards raise `RaceError` (see 01c)
+                fidelity:bool=True,  # False: without `FIDELITY_FLAGS` and the static-shared poison (module `<name>_simt_lax`: the negative controls)
                 **kwargs):  # extra_ldflags, with_pytorch_error_handling, no_implicit_headers, keep_intermediates, ...
     "`torch.utils.cpp_extension.load_inline` for the host SIMT emulator: returns a module whose functions run the kernels on CPU tensors."
     from torch.utils.cpp_extension import load, _get_build_directory
@@ -497,18 +526,18 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
     if kwargs: raise TypeError(f"load_inline() got unexpected keyword arguments {sorted(kwargs)}")
     cpp_sources = [cpp_sources] if isinstance(cpp_sources, str) else list(cpp_sources or [])
     cuda_sources = [cuda_sources] if isinstance(cuda_sources, str) else list(cuda_sources or [])
-    mod_name = f"{name}_simt{'_asan' if asan else ''}{'_race' if racecheck else ''}"
+    mod_name = f"{name}_simt{'_asan' if asan else ''}{'_race' if racecheck else ''}{'' if fidelity else '_lax'}"
     build_dir = Path(build_directory or _get_build_directory(mod_name, verbose))
     # sources (another process may be preparing the same build directory: one at a time)
     src_root = build_dir/'vk_simt_src'
     includes, mirrored = [simt_dir()/'shadow', src_root/'csrc'], {csrc_dir().resolve()}
     with _file_lock(build_dir/'.vk_simt_src.lock'):
-        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',), racecheck=racecheck)
+        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',), racecheck=racecheck, poison_shared=fidelity)
         for i, p in enumerate(extra_include_paths or []):
             p = Path(p).resolve()
             if p in mirrored: continue
             mirrored.add(p)
-            includes.append(src_root/f'extra{i}' if p.is_dir() and _mirror(p, src_root/f'extra{i}') else p)
+            includes.append(src_root/f'extra{i}' if p.is_dir() and _mirror(p, src_root/f'extra{i}', poison_shared=fidelity) else p)
     includes += [csrc_dir(), cuda_include_dir()]
     main_cpp = _bindings(cpp_sources, functions, with_eh, no_implicit)
     cuda_cpp = None
@@ -518,14 +547,14 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         pre += _nvcc_defines(extra_cuda_cflags)
         pre += [] if no_implicit else ['#include <torch/types.h>', '#include <cuda.h>']
         pre += ['#include <cuda_runtime.h>', f'#line 1 "{name}.cu"']
-        try: body = rewrite_cuda('\n'.join(cuda_sources), racecheck)
+        try: body = rewrite_cuda('\n'.join(cuda_sources), racecheck, poison_shared=fidelity)
         except ValueError as e: raise ValueError(f"{name}: cuda_sources: {e}") from None
         cuda_cpp = '\n'.join(pre) + '\n' + body
     # -fstack-clash-protection: a frame larger than a page touches each page, so overflowing a fiber
     # stack hits its guard page (and the runtime names the thread) instead of another fiber's stack
     # -ffp-contract=off: a * b + c rounds twice, as on the GPU (the project builds with -fmad=false)
     cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection', '-ffp-contract=off']
-    cflags += (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
+    cflags += (FIDELITY_FLAGS if fidelity else []) + (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
     # torch/extension.h precompiled once for this flag set (chapter 01d): both sources start with it
     cflags += pch_flags(cflags, [simt_dir()/'shadow', csrc_dir(), cuda_include_dir()])
     # Not linked against the runtime: its symbols resolve at import from the copy loaded above
@@ -674,6 +703,14 @@ def load_selftest(impl:str='simt', archs=None, verbose:bool=False,
     return torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
                              extra_include_paths=include_paths(), extra_cflags=gpu_cxx_flags(),
                              extra_cuda_cflags=['-O3', '-std=c++20', *gencode_flags(archs)], verbose=verbose)
+
+PLANTED_FUNCTIONS = ('pl_static_shared', 'pl_local', 'pl_workspace', 'pl_misaligned_shared')
+
+def load_planted(fidelity:bool=True, verbose:bool=False):
+    "The planted-bug extension (`csrc/tests/simt_planted.cu`): with the emulator's fidelity features, or without them (`fidelity=False`, the negative controls)."
+    d = csrc_dir()/'tests'
+    return load_inline('simt_planted', [(d/'simt_planted.h').read_text()], [(d/'simt_planted.cu').read_text()], functions=list(PLANTED_FUNCTIONS),
+                       extra_include_paths=[str(csrc_dir())], verbose=verbose, fidelity=fidelity)
 
 # %% ../nbs/01_simt.ipynb #e1e35119
 ASAN_OPTIONS = 'detect_leaks=0:halt_on_error=0:detect_stack_use_after_return=0:detect_odr_violation=0'
