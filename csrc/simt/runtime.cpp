@@ -233,6 +233,7 @@ struct VkSimtRecord {
   long long wall_ns;
   int workers, ntensors;
   unsigned long long t_ld[32], t_st[32];
+  unsigned long long stream;  // the launch's cudaStream_t (emulated: a simt.Stream id; 0 the default stream)
 };
 struct VkSimtTraceTensor {
   const char* name;
@@ -1277,6 +1278,10 @@ VK_SIMT_API void vk_simt_assert_fail(const char* expr, const char* file, int lin
   fail_here(w, fmt("assertion `%s' failed%s", expr, where(file, line).c_str()));
 }
 
+thread_local unsigned long long t_current_stream = 0;
+VK_SIMT_API unsigned long long vk_simt_current_stream(void) { return t_current_stream; }
+VK_SIMT_API void vk_simt_set_current_stream(unsigned long long s) { t_current_stream = s; }
+
 VK_SIMT_API int vk_simt_shared_region(void* p, unsigned long n) {
   t_shared_regions.push_back(SharedRegion{p, size_t(n)});
   if (g_props.poison_smem) memset(p, 0xFF, n);  // the first block that declares it (later blocks: run_block)
@@ -1484,6 +1489,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   r.index = g_launches.fetch_add(1);
   for (int i = 0; i < 3; ++i) { r.grid[i] = g[i]; r.block[i] = b[i]; }
   r.smem = (long long)d->smem;
+  r.stream = d->stream;
   r.blocks = (long long)blocks;
   r.threads = (long long)(blocks * threads);
   r.wall_ns = wall;

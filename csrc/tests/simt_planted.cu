@@ -68,8 +68,9 @@ at::Tensor pl_local(at::Tensor x, int64_t n) {
 __global__ void planted_workspace_kernel(const float* x, float* acc, float* out, int n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  acc[t] += x[t];
-  out[t] = acc[t];
+  const float a = vk::ld_global(acc + t) + vk::ld_global(x + t);   // counted accesses: simt.trace / stream_check see them
+  vk::st_global(acc + t, a);
+  vk::st_global(out + t, a);
 }
 
 at::Tensor pl_workspace(at::Tensor x, at::Tensor ws) {
