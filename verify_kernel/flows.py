@@ -111,17 +111,29 @@ def record_hook(be) -> list:
 
 # %% ../nbs/05b_server_flows.ipynb #a17b838b
 def tbo_flow(graph:bool=False, own_workspaces:bool=True, prefix=(20, 33, 7, 70), replay_prefix=(50, 2, 41, 5), layers:int=2,
-             drafts:int=4, heads:int=8, seed:int=0) -> list:
+             drafts:int=4, heads:int=8, seed:int=0,
+             streams:bool=False,  # eager only: each child's plan and layers on an emulated stream of its own, under `simt.stream_check`
+             share_workspace:bool=False) -> list:  # with `streams`: child 1 handed child 0's eager workspace (the planted control)
     """SGLang's `TboAttnBackend.init_new(factory)` (a primary and two children of this backend), the batch split by SGLang's
     `TboForwardBatchPreparer.filter_batch`, the children's layers interleaved (child 0 layer 0, child 1 layer 0, child 0 layer 1, ...);
     eager, or captured once in a `SimtGraph` and replayed on another batch through SGLang's replay split. One row a (layer, child):
-    the hook's verdict and its rows against the oracle."""
+    the hook's verdict and its rows against the oracle (and, with `streams`, the cross-stream hazards `simt.stream_check` found on
+    the backends' workspaces)."""
     S = _sg()
     name = backend_variant(vk_own_workspaces=own_workspaces)
     bs, n = len(prefix), drafts
     fl = Flow.make(bs=bs, drafts=n, heads=heads, backend=name, graph=graph)
     tbo = S['TBO'].TboAttnBackend.init_new(lambda: S['REG'].ATTENTION_BACKENDS[name](fl.fx.runner))
     calls = {i: record_hook(ch) for i, ch in enumerate(tbo.children)}
+    sims, chk = None, contextlib.nullcontext()
+    if streams:   # the primary plans on the default stream; each child plans and attends on its own
+        if graph or not own_workspaces: raise ValueError("streams=True runs the eager flow with the backends' own workspaces")
+        from verify_kernel import simt
+        sims = [simt.Stream(f'tbo-child{i}') for i in range(2)]
+        for ch, s in zip(tbo.children, sims):
+            def on_stream(*a, _orig=ch.init_forward_metadata, _s=s, **kw):
+                with simt.stream(_s): return _orig(*a, **kw)
+            ch.init_forward_metadata = on_stream
     if graph: tbo.init_cuda_graph_state(bs, bs * n)
     c, fb, inp = fl.batch(prefix, seed)
     split, tok = S['TWO'].compute_split_indices_for_cuda_graph_replay(forward_mode=fb.forward_mode, cuda_graph_num_tokens=bs * n,
@@ -134,10 +146,20 @@ def tbo_flow(graph:bool=False, own_workspaces:bool=True, prefix=(20, 33, 7, 70),
         def layers_interleaved():
             for layer in range(layers):
                 for i, (child, cfb) in enumerate(zip(tbo.children, fb.tbo_children)):
-                    fl.attend(q[halves[i][2]:halves[i][3]], cfb, be=child)
+                    with (simt.stream(sims[i]) if sims else contextlib.nullcontext()):
+                        fl.attend(q[halves[i][2]:halves[i][3]], cfb, be=child)
         if not graph:
-            tbo.init_forward_metadata(fb)   # the primary on the whole batch, then each child on its half: three live plans
-            layers_interleaved()
+            if streams:   # a first plan makes each backend's eager workspace (none was reserved at start-up here); the check watches them
+                tbo.init_forward_metadata(fb)
+                if share_workspace: tbo.children[1]._vk_ws['eager'] = tbo.children[0]._vk_ws['eager']
+                watch = {}
+                for nm, b in (('primary', tbo.primary), ('child0', tbo.children[0]), ('child1', tbo.children[1])):
+                    w = b._vk_ws['eager']
+                    if w is not None and not any(w is x for x in watch.values()): watch[nm] = w
+                chk = simt.stream_check(strict=False, **watch)
+            with chk as checker:
+                tbo.init_forward_metadata(fb)   # the primary on the whole batch, then each child on its half: three live plans
+                layers_interleaved()
         else:
             tbo.init_forward_metadata_out_graph(fb, in_capture=True)   # outside the graph, as the runner (decode_cuda_graph_runner.py:1400)
             g = graphs.SimtGraph()
@@ -156,7 +178,8 @@ def tbo_flow(graph:bool=False, own_workspaces:bool=True, prefix=(20, 33, 7, 70),
     for layer in range(layers):
         for i in range(2):
             a, kw, served = calls[i][layer]
-            rows.append(dict(layer=layer, child=i, served=served, shared_workspace=len(set(ws)) < len(ws), **hook_parity(a, a[3], kw.get('logit_cap', 0.0))))
+            rows.append(dict(layer=layer, child=i, served=served, shared_workspace=len(set(ws)) < len(ws), **hook_parity(a, a[3], kw.get('logit_cap', 0.0)),
+                             **(dict(stream_hazards=list(checker.hazards), stream_launches=len(checker.launches)) if streams else {})))
     return rows
 
 # %% ../nbs/05b_server_flows.ipynb #a17b07c7

@@ -219,8 +219,10 @@ def _aligned_bytes(n:int, device) -> Tensor:
     return t[off:off + n]
 
 def _stream_key(device, impl) -> int:
-    "The current stream of `device` (CUDA), 0 for the emulator (whose launches are synchronous)."
-    return torch.cuda.current_stream(device).cuda_stream if impl == 'cuda' else 0
+    "The current stream of `device`: CUDA's, or the emulator's (`simt.current_stream()`, whose launches record it; 0 the default stream)."
+    if impl == 'cuda': return torch.cuda.current_stream(device).cuda_stream
+    simt = sys.modules.get('verify_kernel.simt')      # no emulated stream can be current before simt is imported
+    return simt.current_stream().id if simt is not None else 0
 
 def _capturing(device) -> bool:
     "Is a CUDA graph capturing on `device`'s current stream (for CPU tensors: an emulated graph, `verify_kernel.graphs`)?"
@@ -510,6 +512,12 @@ def run_on_batch(batch, impl:str|None=None, **kw) -> tuple:
 
 # %% ../nbs/03_paged_bf16.ipynb #5f47288b
 GPU_PEAKS = {  # device-name fragment -> (DRAM bytes/s, dense bf16 tensor FLOP/s), vendor specs
+    # The FLOP/s are the vendor's dense bf16 tensor peaks. On H100/H200 only wgmma reaches 989 TFLOP/s and on B200 only tcgen05
+    # reaches 2,250; this kernel issues mma.sync (sm_80-level), whose peak on those chips is lower, and no citable published
+    # figure for it was found (searched 2026-12-05: Luo et al. 2024 "Benchmarking and Dissecting the Nvidia Hopper GPU
+    # Architecture", NVIDIA forum and CUTLASS issue threads, public mma-peak benchmark READMEs). So on H100/H200/B200 the compute
+    # side of the bound is optimistic for this kernel (a compute-bound shape's % of roofline understates it); on the RTX PRO 6000
+    # (sm_120, mma.sync is its tensor-core instruction) the 504 TFLOP/s spec is the right kind of peak.
     'H200': (4.8e12, 989e12), 'H100': (3.35e12, 989e12),
     'RTX PRO 6000': (1.792e12, 504e12), 'B200': (8.0e12, 2250e12),
 }

@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_simt.ipynb #91e036de
 from __future__ import annotations
-import contextlib, ctypes, fcntl, hashlib, os, re, subprocess, sys, threading, time
+import contextlib, ctypes, fcntl, hashlib, itertools, os, re, subprocess, sys, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -13,11 +13,13 @@ from . import csrc_dir, gencode_flags, include_paths, nvcc, torch_cpp_extension 
 from .pch import gpu_cxx_flags, pch_flags  # chapter 01d: the precompiled torch/extension.h
 
 # %% auto #0
-__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'SELFTEST_FUNCTIONS', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir',
-           'runtime_library', 'runtime', 'device_props', 'set_device', 'emulated_device', 'rewrite_launches',
-           'rewrite_shared', 'rewrite_math', 'register_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals',
-           'load_inline', 'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources',
-           'load_selftest', 'asan_library', 'run_asan', 'switch_cost']
+__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'FIDELITY_FLAGS', 'SELFTEST_FUNCTIONS', 'PLANTED_FUNCTIONS', 'DEFAULT_STREAM',
+           'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir', 'runtime_library', 'runtime', 'device_props', 'set_device',
+           'emulated_device', 'rewrite_launches', 'rewrite_shared', 'rewrite_math', 'register_shared',
+           'register_static_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals', 'load_inline',
+           'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources', 'load_selftest',
+           'load_planted', 'Stream', 'Event', 'current_stream', 'stream', 'synchronize', 'StreamHazard', 'StreamCheck',
+           'stream_check', 'asan_library', 'run_asan', 'switch_cost']
 
 # %% ../nbs/01_simt.ipynb #69a746e2
 def simt_dir() -> Path:
@@ -106,7 +108,7 @@ class _Record(ctypes.Structure):
                 ('smem', ctypes.c_longlong), ('blocks', ctypes.c_longlong), ('threads', ctypes.c_longlong),
                 *[(k, ctypes.c_ulonglong) for k in _COUNTERS],
                 ('wall_ns', ctypes.c_longlong), ('workers', ctypes.c_int), ('ntensors', ctypes.c_int),
-                ('t_ld', ctypes.c_ulonglong*32), ('t_st', ctypes.c_ulonglong*32)]
+                ('t_ld', ctypes.c_ulonglong*32), ('t_st', ctypes.c_ulonglong*32), ('stream', ctypes.c_ulonglong)]
 
 class _TraceTensor(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('ptr', ctypes.c_ulonglong), ('nbytes', ctypes.c_ulonglong),
@@ -129,7 +131,8 @@ def runtime(sanitize=None) -> ctypes.CDLL:
                               ('vk_simt_trace_count', i, []), ('vk_simt_trace_record', i, [i, v]),
                               ('vk_simt_last_record', i, [v]), ('vk_simt_launch_total', ll, []),
                               ('vk_simt_bench_switch', d, [ll]), ('vk_simt_is_asan', i, []),
-                              ('vk_simt_record_size', i, []), ('vk_simt_props_size', i, [])]:
+                              ('vk_simt_record_size', i, []), ('vk_simt_props_size', i, []),
+                              ('vk_simt_current_stream', ctypes.c_ulonglong, []), ('vk_simt_set_current_stream', None, [ctypes.c_ulonglong])]:
             f = getattr(lib, fn); f.restype, f.argtypes = res, args
         assert lib.vk_simt_record_size() == ctypes.sizeof(_Record), "runtime.cpp and simt.py disagree on VkSimtRecord"
         assert lib.vk_simt_props_size() == ctypes.sizeof(_Props), "runtime.h and simt.py disagree on VkSimtProps"
@@ -358,9 +361,28 @@ def register_shared(s:str) -> str:
         return f'{mt[0]} vk_simt_rc_shared(&{d[1]}, sizeof({d[1]}), "{d[1]}");'
     return _sub_in_code(s, _SHARED_DECL, reg)
 
-def rewrite_cuda(s:str, racecheck:bool=False) -> str:
+def _shared_names(decl:str) -> list[str]:
+    "The variables a `__shared__` declaration (what follows the keyword) declares: `float a[4], b` -> ['a', 'b']."
+    parts = re.sub(r'\[[^\]]*\]|\([^)]*\)|<[^<>]*>', ' ', decl).split(',')
+    first = re.fullmatch(r'\s*.*?\b(\w+)\s*(?:=.*)?', parts[0], re.S)
+    rest = [re.match(r'\s*\**\s*(\w+)', q) for q in parts[1:]]
+    if not first or not all(rest): raise ValueError(f"cannot parse the __shared__ declaration {decl!r}")
+    return [first[1]] + [r[1] for r in rest]
+
+def register_static_shared(s:str) -> str:
+    """Every build: after each static `__shared__` declaration (at function scope) a `static thread_local` guard whose initializer
+    registers the variable with the runtime once per OS thread; the runtime fills registered variables with 0xFF bytes at every
+    block start (`set_device(poison_smem=False)` turns it off), as a GPU block finds whatever the SM's shared memory held."""
+    def reg(mt):
+        return mt[0] + ''.join(f' [[maybe_unused]] static thread_local const bool vk_simt_shreg_{n} = vk_simt_shared_region(&{n}, sizeof({n}));'
+                               for n in _shared_names(mt[1]))
+    return _sub_in_code(s, _SHARED_DECL, reg)
+
+def rewrite_cuda(s:str, racecheck:bool=False,
+                 poison_shared:bool=True):  # register static `__shared__` for the per-block poison (`register_static_shared`)
     "All source rewrites the emulator needs (shared-memory declarations, launches, modelled math calls; `racecheck`: static `__shared__` registered)."
     s = rewrite_shared(s)
+    if poison_shared: s = register_static_shared(s)
     return rewrite_math(rewrite_launches(register_shared(s) if racecheck else s))
 
 # %% ../nbs/01_simt.ipynb #b6e13b4e
@@ -375,7 +397,7 @@ def _write_if_changed(path:Path, text:str):
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     tmp.write_text(text); os.replace(tmp, path)
 
-def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False) -> bool:
+def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False, poison_shared:bool=True) -> bool:
     "Mirror the sources under `src` into `dst` with launches rewritten; False when `src` is too big to mirror."
     files = [p for p in src.rglob('*') if p.suffix in _HEADER_SUFFIXES and p.is_file()]
     if len(files) > _MIRROR_MAX_FILES: return False
@@ -385,7 +407,7 @@ def _mirror(src:Path, dst:Path, skip=(), racecheck:bool=False) -> bool:
         if rel.parts[0] in skip: continue
         text = p.read_text(errors='replace')
         if '<<<' in text or '__shared__' in text or _MATH_CALL.search(text):
-            try: text = rewrite_cuda(text, racecheck)
+            try: text = rewrite_cuda(text, racecheck, poison_shared)
             except ValueError as e: raise ValueError(f"{p}: {e}") from None
         # diagnostics and __FILE__ name the original file (same line numbers)
         _write_if_changed(dst/rel, f'#line 1 "{p}"\n' + text); keep.add(dst/rel)
@@ -474,6 +496,14 @@ def race_totals() -> dict:
 
 _modules, _build_lock = {}, threading.Lock()
 
+# What a GPU leaves undefined or faults on, made visible in every emulated build (chapter 01, "Fidelity"):
+# - locals without an initializer start as 0xFE bytes (GCC's pattern init), not as the stale stack of an earlier call;
+# - a load, store or reference through a pointer not aligned to its type (a `float4` cast of a shared pointer 4 bytes
+#   off) fails the launch with "misaligned" and the source line and address: GCC's alignment instrumentation, reported by
+#   the runtime's own handlers (no libubsan), not recoverable (a GPU's misaligned-address fault is sticky).
+# They are compile flags, so they are part of every build's key: changing them rebuilds every emulated extension.
+FIDELITY_FLAGS = ['-ftrivial-auto-var-init=pattern', '-fsanitize=alignment', '-fno-sanitize-recover=alignment']
+
 def load_inline(name:str,  # extension name (the emulated module is `<name>_simt`, `<name>_simt_asan`)
                 cpp_sources,  # str or list: declarations / bindings (torch's convention)
                 cuda_sources,  # str or list: kernels and host launch code with <<<>>>
@@ -482,6 +512,7 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
                 verbose:bool=False, build_directory=None,
                 sanitize:str|None=None,  # 'address': the AddressSanitizer build (needs simt.run_asan)
                 racecheck:bool=False,  # race mode: shared-memory and inter-CTA hazards raise `RaceError` (see 01c)
+                fidelity:bool=True,  # False: without `FIDELITY_FLAGS` and the static-shared poison (module `<name>_simt_lax`: the negative controls)
                 **kwargs):  # extra_ldflags, with_pytorch_error_handling, no_implicit_headers, keep_intermediates, ...
     "`torch.utils.cpp_extension.load_inline` for the host SIMT emulator: returns a module whose functions run the kernels on CPU tensors."
     from torch.utils.cpp_extension import load, _get_build_directory
@@ -497,18 +528,18 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
     if kwargs: raise TypeError(f"load_inline() got unexpected keyword arguments {sorted(kwargs)}")
     cpp_sources = [cpp_sources] if isinstance(cpp_sources, str) else list(cpp_sources or [])
     cuda_sources = [cuda_sources] if isinstance(cuda_sources, str) else list(cuda_sources or [])
-    mod_name = f"{name}_simt{'_asan' if asan else ''}{'_race' if racecheck else ''}"
+    mod_name = f"{name}_simt{'_asan' if asan else ''}{'_race' if racecheck else ''}{'' if fidelity else '_lax'}"
     build_dir = Path(build_directory or _get_build_directory(mod_name, verbose))
     # sources (another process may be preparing the same build directory: one at a time)
     src_root = build_dir/'vk_simt_src'
     includes, mirrored = [simt_dir()/'shadow', src_root/'csrc'], {csrc_dir().resolve()}
     with _file_lock(build_dir/'.vk_simt_src.lock'):
-        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',), racecheck=racecheck)
+        _mirror(csrc_dir(), src_root/'csrc', skip=('simt',), racecheck=racecheck, poison_shared=fidelity)
         for i, p in enumerate(extra_include_paths or []):
             p = Path(p).resolve()
             if p in mirrored: continue
             mirrored.add(p)
-            includes.append(src_root/f'extra{i}' if p.is_dir() and _mirror(p, src_root/f'extra{i}') else p)
+            includes.append(src_root/f'extra{i}' if p.is_dir() and _mirror(p, src_root/f'extra{i}', poison_shared=fidelity) else p)
     includes += [csrc_dir(), cuda_include_dir()]
     main_cpp = _bindings(cpp_sources, functions, with_eh, no_implicit)
     cuda_cpp = None
@@ -518,14 +549,14 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
         pre += _nvcc_defines(extra_cuda_cflags)
         pre += [] if no_implicit else ['#include <torch/types.h>', '#include <cuda.h>']
         pre += ['#include <cuda_runtime.h>', f'#line 1 "{name}.cu"']
-        try: body = rewrite_cuda('\n'.join(cuda_sources), racecheck)
+        try: body = rewrite_cuda('\n'.join(cuda_sources), racecheck, poison_shared=fidelity)
         except ValueError as e: raise ValueError(f"{name}: cuda_sources: {e}") from None
         cuda_cpp = '\n'.join(pre) + '\n' + body
     # -fstack-clash-protection: a frame larger than a page touches each page, so overflowing a fiber
     # stack hits its guard page (and the runtime names the thread) instead of another fiber's stack
     # -ffp-contract=off: a * b + c rounds twice, as on the GPU (the project builds with -fmad=false)
     cflags = ['-O2', '-DVK_SIMT', '-fno-strict-aliasing', '-Wno-unknown-pragmas', '-fstack-clash-protection', '-ffp-contract=off']
-    cflags += (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
+    cflags += (FIDELITY_FLAGS if fidelity else []) + (_ASAN_FLAGS if asan else []) + (_RACE_FLAGS if racecheck else []) + list(extra_cflags or [])
     # torch/extension.h precompiled once for this flag set (chapter 01d): both sources start with it
     cflags += pch_flags(cflags, [simt_dir()/'shadow', csrc_dir(), cuda_include_dir()])
     # Not linked against the runtime: its symbols resolve at import from the copy loaded above
@@ -559,13 +590,14 @@ class LaunchRecord:
     barriers:int; collectives:int; switches:int; seconds:float; workers:int
     loaded:dict = field(default_factory=dict)  # registered tensor -> bytes loaded (its storage span)
     stored:dict = field(default_factory=dict)
+    stream:int = 0   # the stream the launch named (`Stream.id`; 0 the default stream)
 
 def _record(r:_Record, names=()) -> LaunchRecord:
     return LaunchRecord(r.index, r.kernel.decode(errors='replace'), r.src.decode(errors='replace'), r.site.decode(errors='replace'),
                         tuple(r.grid), tuple(r.block), r.smem, r.blocks, r.threads,
                         *[getattr(r, k) for k in _COUNTERS[:5]], r.barriers, r.collectives, r.switches,
                         r.wall_ns / 1e9, r.workers,
-                        {n: r.t_ld[i] for i, n in enumerate(names)}, {n: r.t_st[i] for i, n in enumerate(names)})
+                        {n: r.t_ld[i] for i, n in enumerate(names)}, {n: r.t_st[i] for i, n in enumerate(names)}, r.stream)
 
 def last_launch() -> LaunchRecord|None:
     "The record of the latest launch in this process (None before the first)."
@@ -674,6 +706,134 @@ def load_selftest(impl:str='simt', archs=None, verbose:bool=False,
     return torch_cpp_extension().load_inline('simt_selftest_gpu_' + '_'.join(archs), cpp, cu, functions=list(SELFTEST_FUNCTIONS),
                              extra_include_paths=include_paths(), extra_cflags=gpu_cxx_flags(),
                              extra_cuda_cflags=['-O3', '-std=c++20', *gencode_flags(archs)], verbose=verbose)
+
+PLANTED_FUNCTIONS = ('pl_static_shared', 'pl_local', 'pl_workspace', 'pl_misaligned_shared')
+
+def load_planted(fidelity:bool=True, verbose:bool=False):
+    "The planted-bug extension (`csrc/tests/simt_planted.cu`): with the emulator's fidelity features, or without them (`fidelity=False`, the negative controls)."
+    d = csrc_dir()/'tests'
+    return load_inline('simt_planted', [(d/'simt_planted.h').read_text()], [(d/'simt_planted.cu').read_text()], functions=list(PLANTED_FUNCTIONS),
+                       extra_include_paths=[str(csrc_dir())], verbose=verbose, fidelity=fidelity)
+
+# %% ../nbs/01_simt.ipynb #e5a185e5
+class Stream:
+    "An emulated CUDA stream: an id that launches made while it is current record (`LaunchRecord.stream`); launches still run synchronously."
+    _ids, _all = itertools.count(1), {}
+    def __init__(self, name:str|None=None, _id:int|None=None):
+        self.id = next(Stream._ids) if _id is None else _id
+        self.name = name or f'stream{self.id}'
+        Stream._all[self.id] = self
+    def __repr__(self): return f"simt.Stream({self.name!r}, id={self.id})"
+    def record_event(self, event:Event|None=None) -> Event:
+        "Record `event` (a new one when None) on this stream, as `cudaEventRecord`."
+        event = event or Event(); event.record(self); return event
+    def wait_event(self, event:Event):
+        "Later launches on this stream come after the work `event` recorded, as `cudaStreamWaitEvent`."
+        if event.stream is None: raise ValueError("wait_event: the event was never recorded")
+        _stream_op('wait', self, event)
+    def wait_stream(self, other:Stream): self.wait_event(other.record_event())
+    def synchronize(self):
+        "The host waits for this stream: later launches on any stream come after its work."
+        _stream_op('sync', self)
+
+DEFAULT_STREAM = Stream('default', _id=0)
+
+class Event:
+    "An emulated CUDA event: what its stream had launched when it was recorded."
+    def __init__(self): self.stream, self.snapshot = None, None
+    def record(self, stream:Stream|None=None):
+        self.stream = stream or current_stream(); _stream_op('record', self.stream, self)
+    def synchronize(self):
+        "The host waits for the event: later launches on any stream come after what it recorded."
+        if self.stream is None: raise ValueError("synchronize: the event was never recorded")
+        _stream_op('host_wait', self.stream, self)
+
+def current_stream() -> Stream:
+    "The calling OS thread's current emulated stream (what `at::cuda::getCurrentCUDAStream()` gives launch code)."
+    i = _rt().vk_simt_current_stream()
+    return Stream._all.get(i) or Stream(f'stream{i}', _id=i)
+
+@contextlib.contextmanager
+def stream(s:Stream):
+    "Make `s` the current stream of the calling OS thread inside the block (`torch.cuda.stream(s)` for the emulator)."
+    rt = _rt(); prev = rt.vk_simt_current_stream()
+    rt.vk_simt_set_current_stream(s.id)
+    try: yield s
+    finally: rt.vk_simt_set_current_stream(prev)
+
+def synchronize():
+    "Device-wide synchronize: later launches on any stream come after every launch so far."
+    _stream_op('device_sync', None)
+
+class StreamHazard(RuntimeError):
+    "A buffer used on two streams without an event between the uses (`stream_check`)."
+
+_checks = []   # the active stream_check checkers (outermost first)
+
+def _stream_op(op, s, ev=None):
+    "Apply a stream-ordering operation to every active checker (launches before it are processed first)."
+    for c in _checks: c._op(op, s, ev)
+
+class StreamCheck:
+    """Happens-before over emulated streams for named buffers: every launch is an operation of its stream; an `Event` orders
+    what its stream had launched before the streams that wait on it; `synchronize` orders everything. A buffer read or written
+    by a launch on stream A and written (or read, after a write) by a launch on stream B with neither ordered before the other is a hazard."""
+    def __init__(self, tr:Trace):
+        self.tr, self.names, self.done, self.hazards, self.launches = tr, list(tr.tensors), 0, [], []
+        self.knows, self.host, self.last = {}, {}, {n: {} for n in tr.tensors}  # stream -> {stream: launch}; host's; buffer -> stream -> {'r'|'w': (k, kernel)}
+    def _sname(self, i): return Stream._all[i].name if i in Stream._all else f'stream{i}'
+    def _drain(self):
+        rt, r = _rt(), _Record()
+        n = rt.vk_simt_trace_count()
+        for i in range(self.done, n):
+            rt.vk_simt_trace_record(i, ctypes.byref(r)); self._launch(i, _record(r, self.names))
+        self.done = n
+    def _launch(self, k, rec):
+        s = rec.stream; self.launches.append(rec)
+        kn = self.knows.setdefault(s, {})
+        for t, v in self.host.items(): kn[t] = max(kn.get(t, -1), v)
+        for n in self.names:
+            ld, st = rec.loaded.get(n, 0), rec.stored.get(n, 0)
+            if not (ld or st): continue
+            mine = 'w' if st else 'r'
+            for t, acc in self.last[n].items():
+                if t == s: continue
+                for kind in (('w', 'r') if mine == 'w' else ('w',)):   # one report a (buffer, other stream, launch): a write first
+                    if kind in acc and kn.get(t, -1) < acc[kind][0]:
+                        k2, kern2 = acc[kind]
+                        self.hazards.append(f"{n}: {'written' if kind == 'w' else 'read'} by {kern2} on {self._sname(t)} (launch {k2}) and "
+                                            f"{'written' if mine == 'w' else 'read'} by {rec.kernel} on {self._sname(s)} (launch {k}) "
+                                            f"with no event between them")
+                        break
+            acc = self.last[n].setdefault(s, {})
+            if ld: acc['r'] = (k, rec.kernel)
+            if st: acc['w'] = (k, rec.kernel)
+        kn[s] = k
+    def _clock(self, s): return self.knows.get(s.id, {}).get(s.id, -1)
+    def _op(self, op, s, ev):
+        self._drain()
+        if op == 'record': ev.snapshot = {**self.knows.get(s.id, {}), s.id: self._clock(s)}
+        elif op == 'wait':
+            kn = self.knows.setdefault(s.id, {})
+            for t, v in (ev.snapshot or {}).items(): kn[t] = max(kn.get(t, -1), v)
+        elif op in ('sync', 'host_wait'):
+            snap = {s.id: self._clock(s)} if op == 'sync' else (ev.snapshot or {})
+            for t, v in snap.items(): self.host[t] = max(self.host.get(t, -1), v)
+        elif op == 'device_sync':
+            for t, kn in self.knows.items(): self.host[t] = max(self.host.get(t, -1), kn.get(t, -1))
+    def report(self) -> str:
+        return '\n'.join(self.hazards) if self.hazards else f"no cross-stream hazard on {', '.join(self.names)} in {len(self.launches)} launches"
+
+@contextlib.contextmanager
+def stream_check(strict:bool=True,  # raise `StreamHazard` at the end of the block when a hazard was found
+                 **buffers):         # name=tensor: the workspaces and plan buffers to watch (counted accesses, as `trace`)
+    "Watch `buffers` across the launches of the block: a buffer used on two emulated streams without an event between the uses is a hazard."
+    with trace(**buffers) as tr:
+        c = StreamCheck(tr); _checks.append(c)
+        try: yield c
+        finally:
+            _checks.remove(c); c._drain()
+    if strict and c.hazards: raise StreamHazard("stream_check: " + '\n'.join(c.hazards))
 
 # %% ../nbs/01_simt.ipynb #e1e35119
 ASAN_OPTIONS = 'detect_leaks=0:halt_on_error=0:detect_stack_use_after_return=0:detect_odr_violation=0'

@@ -28,6 +28,9 @@ static constexpr int warpSize = 32;
 // Race mode (simt.load_inline(..., racecheck=True)): the source rewrite registers every static
 // __shared__ variable with the race checker right after its declaration (simt/racecheck.inc).
 VK_SIMT_API void vk_simt_rc_shared(const void* p, unsigned long n, const char* name);
+// Every build: the source rewrite registers each static __shared__ variable once per OS thread (the initializer of a
+// `static thread_local` guard after its declaration); the runtime poisons the registered regions at every block start.
+VK_SIMT_API int vk_simt_shared_region(void* p, unsigned long n);
 #if defined(VK_SIMT_RACECHECK)
 // The mark the runtime looks for in a kernel's module: its launches run under the race checker.
 // (weak, not inline: an inline variable would be a GNU unique symbol, one for the whole process)

@@ -20,7 +20,8 @@ namespace vk {
 // A GPU faults (a sticky misaligned-address error that ends the context) on a global or shared access not aligned to its
 // size (1, 2, 4, 8 or 16 bytes); x86 does not. Every vk:: access checks it and fails the launch naming the kernel, the
 // call site and the address (cp.async and ldmatrix are checked by the runtime). Plain dereferences in kernel code, such as
-// a float4 cast of a shared pointer, are not seen.
+// a float4 cast of a shared pointer, are checked by GCC's -fsanitize=alignment (simt.FIDELITY_FLAGS), whose handlers the
+// runtime defines (runtime.cpp, __ubsan_handle_type_mismatch_v1).
 namespace detail {
 template <size_t Bytes> VK_DEVICE void check_aligned(const void* p, const char* what, const char* file, int line) {
   constexpr size_t a = Bytes >= 16 ? 16 : Bytes;

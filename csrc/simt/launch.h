@@ -4,7 +4,8 @@
 //   ::vk_simt::launch(kernel, "kernel", __FILE__, __LINE__, grid, block, smem, stream)(args...)
 // The call operator takes the arguments as the kernel's parameter types (the implicit conversions a
 // CUDA launch does), keeps one copy, and every emulated thread calls the kernel with its own copy.
-// A launch runs to completion before it returns (all streams are synchronous), unless the calling
+// A launch runs to completion before it returns (every stream is synchronous here; the launch's record names its stream,
+// which simt.stream_check uses to find buffers shared by streams without an event between them), unless the calling
 // thread captures an emulated CUDA graph (verify_kernel.graphs): then it is recorded (capture()).
 // Errors inside the kernel throw std::runtime_error (a Python RuntimeError through the bindings) naming the kernel,
 // block and thread; an invalid configuration throws too (or, with
@@ -26,6 +27,7 @@ struct Launch {
   int line;
   dim3 grid, block;
   size_t smem;
+  cudaStream_t stream;
 
   // The launch's kernel, source location and configuration (entry and ctx are the caller's).
   LaunchDesc describe() const {
@@ -37,6 +39,7 @@ struct Launch {
     d.grid[0] = grid.x; d.grid[1] = grid.y; d.grid[2] = grid.z;
     d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
     d.smem = smem;
+    d.stream = reinterpret_cast<unsigned long long>(stream);
     return d;
   }
 
@@ -82,8 +85,7 @@ struct Launch {
 template <class... P>
 inline Launch<P...> launch(void (*kernel)(P...), const char* name, const char* file, int line,
                            dim3 grid, dim3 block, size_t smem = 0, cudaStream_t stream = nullptr) {
-  (void)stream;
-  return Launch<P...>{kernel, name, file, line, grid, block, smem};
+  return Launch<P...>{kernel, name, file, line, grid, block, smem, stream};
 }
 
 }  // namespace vk_simt

@@ -206,6 +206,11 @@ std::atomic<long long> g_launches{0};
 // math_mode 3: a splitmix64 stream per worker, reseeded at every block from (seed, block index), so a
 // launch does not depend on which worker ran which block, and the same launch gives the same bits.
 thread_local uint64_t t_math_state = 0;
+// Static __shared__ variables of the kernels this OS thread ran (function-local `static thread_local`, registered once each
+// per OS thread by the source rewrite, simt.register_static_shared): poisoned (0xFF bytes) at every block start, as a GPU
+// block starts with whatever the SM's shared memory held, not with zeros or the previous block's values.
+struct SharedRegion { void* p; size_t n; };
+thread_local std::vector<SharedRegion> t_shared_regions;
 inline uint64_t splitmix64(uint64_t& s) {
   uint64_t z = (s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -228,6 +233,7 @@ struct VkSimtRecord {
   long long wall_ns;
   int workers, ntensors;
   unsigned long long t_ld[32], t_st[32];
+  unsigned long long stream;  // the launch's cudaStream_t (emulated: a simt.Stream id; 0 the default stream)
 };
 struct VkSimtTraceTensor {
   const char* name;
@@ -888,6 +894,8 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   __asan_unpoison_memory_region(w->view.dyn_smem, d->smem);
 #endif
   if (d->smem && g_props.poison_smem) memset(w->view.dyn_smem, 0xFF, d->smem);
+  if (g_props.poison_smem)
+    for (const SharedRegion& r : t_shared_regions) memset(r.p, 0xFF, r.n);
   t_math_state = (uint64_t(g_props.math_seed) << 32) ^ bl;
   for (int i = 0; i < n; ++i) {
     Fiber& f = w->fibers[size_t(i)];
@@ -1270,6 +1278,42 @@ VK_SIMT_API void vk_simt_assert_fail(const char* expr, const char* file, int lin
   fail_here(w, fmt("assertion `%s' failed%s", expr, where(file, line).c_str()));
 }
 
+thread_local unsigned long long t_current_stream = 0;
+VK_SIMT_API unsigned long long vk_simt_current_stream(void) { return t_current_stream; }
+VK_SIMT_API void vk_simt_set_current_stream(unsigned long long s) { t_current_stream = s; }
+
+VK_SIMT_API int vk_simt_shared_region(void* p, unsigned long n) {
+  t_shared_regions.push_back(SharedRegion{p, size_t(n)});
+  if (g_props.poison_smem) memset(p, 0xFF, n);  // the first block that declares it (later blocks: run_block)
+  return 1;
+}
+VK_SIMT_API int vk_simt_shared_regions(void) { return int(t_shared_regions.size()); }
+
+// -fsanitize=alignment (simt.FIDELITY_FLAGS) without libubsan: GCC's instrumentation calls these on a load, store or reference
+// binding through a pointer not aligned to its type (a float4 cast of a shared pointer 4 bytes off). A GPU faults there (a
+// sticky misaligned-address error); here the launch fails naming the kernel, block, thread, source line and address.
+struct UbsanLoc { const char* file; unsigned line, column; };
+struct UbsanType { unsigned short kind, info; char name[1]; };
+struct UbsanMismatch { UbsanLoc loc; const UbsanType* type; unsigned char log_align, check_kind; };
+static void ubsan_mismatch(const UbsanMismatch* d, uintptr_t ptr) {
+  static const char* kinds[] = {"load of", "store to", "reference binding to", "member access within", "member call on",
+                                "constructor call on", "downcast of", "downcast of", "upcast of", "cast to virtual base of",
+                                "_Nonnull binding to", "dynamic operation on"};
+  const uintptr_t align = uintptr_t(1) << d->log_align;
+  const char* kind = d->check_kind < sizeof kinds / sizeof *kinds ? kinds[d->check_kind] : "access to";
+  const char* ty = d->type ? d->type->name : "?";
+  std::string msg;
+  if (!ptr) msg = fmt("%s null pointer of type %s", kind, ty);
+  else if (ptr & (align - 1)) msg = fmt("misaligned address 0x%llx: %s type %s, which needs %zu-byte alignment (a GPU faults: misaligned address)",
+                                          (unsigned long long)ptr, kind, ty, size_t(align));
+  else msg = fmt("%s address 0x%llx with insufficient space for type %s", kind, (unsigned long long)ptr, ty);
+  Worker* w = cur_worker();
+  if (!w || !w->cur) throw std::runtime_error("vk_simt: " + msg + where(d->loc.file, int(d->loc.line)));  // host code of an extension
+  fail_here(w, msg + where(d->loc.file, int(d->loc.line)));
+}
+VK_SIMT_API void __ubsan_handle_type_mismatch_v1(const UbsanMismatch* d, uintptr_t ptr) { ubsan_mismatch(d, ptr); }
+VK_SIMT_API void __ubsan_handle_type_mismatch_v1_abort(const UbsanMismatch* d, uintptr_t ptr) { ubsan_mismatch(d, ptr); }
+
 VK_SIMT_API int vk_simt_func_set_max_dyn_smem(const void* kernel, int bytes) {
   std::lock_guard<std::mutex> g(g_mutex);
   if (bytes < 0 || bytes > g_props.smem_optin) {
@@ -1445,6 +1489,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   r.index = g_launches.fetch_add(1);
   for (int i = 0; i < 3; ++i) { r.grid[i] = g[i]; r.block[i] = b[i]; }
   r.smem = (long long)d->smem;
+  r.stream = d->stream;
   r.blocks = (long long)blocks;
   r.threads = (long long)(blocks * threads);
   r.wall_ns = wall;

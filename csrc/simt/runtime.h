@@ -72,6 +72,7 @@ struct LaunchDesc {
   size_t smem;                 // dynamic shared memory bytes
   void (*entry)(void* ctx);    // runs the kernel body for the current thread
   void* ctx;
+  unsigned long long stream;   // the cudaStream_t the launch named (0: the legacy default stream), recorded, not waited on
 };
 
 }  // namespace vk_simt
@@ -153,4 +154,9 @@ VK_SIMT_API int vk_simt_set_props(const VkSimtProps* p, char* err, size_t errlen
 // while vk_simt_capturing(), simt/launch.h records each launch with vk_simt_capture_launch (its
 // arguments copied to the heap, freed by `destroy` with the graph) instead of running it.
 VK_SIMT_API int vk_simt_capturing(void);
+// Emulated streams (verify_kernel.simt.Stream): the calling OS thread's current stream, which the shadow
+// c10::cuda::getCurrentCUDAStream() hands to launch code; launches run synchronously whatever their stream, and their
+// records name it (simt.stream_check orders the launches of different streams by the Python-side events).
+VK_SIMT_API unsigned long long vk_simt_current_stream(void);
+VK_SIMT_API void vk_simt_set_current_stream(unsigned long long s);
 VK_SIMT_API int vk_simt_capture_launch(const vk_simt::LaunchDesc* d, void (*destroy)(void*), char* err, size_t errlen);
