@@ -796,6 +796,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
     splits = rp.splits; first_slot = rp.first_slot; mtiles_i = rp.m_tiles; q_start = r.q_start;
   }
   owned = __shfl_sync(0xffffffffu, owned, 0);
+  vk::chain_end();  // the row's lookup is done: what follows is its partials (or nothing, or NaN)
   if (!owned) { write_nan_row(orow, lse_out, lane); return; }
   splits = __shfl_sync(0xffffffffu, splits, 0);
   if (splits <= 1) return;  // the main kernel wrote the row
