@@ -136,7 +136,8 @@ def smem_bytes_per_tile() -> dict:
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
 PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
 LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
-ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_kernel': 'main', 'paged_verify_combine_kernel': 'combine'}
+ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'runs', 'paged_verify_kernel': 'main',
+         'paged_verify_combine_kernel': 'combine'}   # the run check (each CTA's run_first, from the adjacency bits) counts with the runs kernel
 BATCH_ROLES, LAYER_ROLES = ('plan', 'runs'), ('main', 'combine')   # once a forward batch; every layer
 
 def launch_role(kernel:str) -> str:
