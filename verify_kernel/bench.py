@@ -12,15 +12,15 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
                                  gpu_peaks, gpu_verify_inputs, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
-__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUNS_THREADS', 'TRACED',
-           'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS',
-           'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule',
-           'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel',
-           'fit_counts', 'validate', 'count_model', 'plan_bound', 'paged_bound', 'triton_bound', 'chain_cache',
-           'flashinfer_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'PeerCall', 'b12x_dense_mla',
-           'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
-           'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists',
-           'add_parser', 'main']
+__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
+           'FEATURES', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES',
+           'COUNTS_VERSION', 'MMA_FLOPS', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes',
+           'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role',
+           'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound', 'paged_bound',
+           'triton_bound', 'chain_cache', 'flashinfer_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'measure',
+           'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows',
+           'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured',
+           'run_model', 'sweep_lists', 'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -35,9 +35,25 @@ def shapes(prefixes=PREFIXES, drafts=DRAFTS, heads=HEADS, batches=BATCHES) -> li
     "The sweep: every combination, in (bs, H, n, N) order."
     return [Shape(N, n, H, bs) for bs in batches for H in heads for n in drafts for N in prefixes]
 
-GPUS = {  # published limits (vendor spec sheets); DRAM and bf16 peaks as in paged.GPU_PEAKS
-    'RTX PRO 6000': dict(name='NVIDIA RTX PRO 6000 Blackwell', sms=188, boost_hz=2.617e9, l2_bytes=128 << 20, cc=(12, 0)),
-    'H200': dict(name='NVIDIA H200', sms=132, boost_hz=1.98e9, l2_bytes=60 << 20, cc=(9, 0)),
+# Latency figures of the model (issue 30), each with where it comes from. Read 2026-12-05 through this project's search tool, which
+# returns a page's opening only: the microbenchmark papers that measure these (Luo et al., 'Benchmarking and Dissecting the Nvidia
+# Hopper GPU Architecture', arXiv:2402.13499; Jarmusch et al., 'Dissecting the NVIDIA Blackwell Architecture with Microbenchmarks',
+# arXiv:2507.10789, RTX 5080 and H100 PCIe; Chips and Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023-07-02) were
+# found, but their figures were not readable there, so none of their numbers is used.
+DRAM_LATENCY_NS_H100 = 600 / 1.98   # ~600 cycles for an HBM3 access on H100 SXM5 (fp4-site.pages.dev/silicon/gpu-memory-hierarchy, a
+                                    # secondary explainer, not a measurement), at the SXM boost clock: 303 ns
+LAUNCH_US_GRAPH = 1.0               # one kernel of a captured CUDA graph: NO citable figure found (pegainfer's 'From Launch Overhead to
+                                    # CUDA Graph', susun-blog.com, RTX 5070 Ti / CUDA 13.0, gives 4-6 us a launch WITHOUT graphs); an
+                                    # assumption, below that, until a GPU run measures it
+GPUS = {  # published limits (vendor spec sheets); DRAM and bf16 peaks as in paged.GPU_PEAKS; latency figures as labelled
+    'RTX PRO 6000': dict(name='NVIDIA RTX PRO 6000 Blackwell', sms=188, boost_hz=2.617e9, l2_bytes=128 << 20, cc=(12, 0),
+                         dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
+                         latency_source='DRAM round trip: none citable for GB202/GDDR7 found; the nearest cited, H100 HBM3 ~600 cycles '
+                                        '(fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: uncited assumption'),
+    'H200': dict(name='NVIDIA H200', sms=132, boost_hz=1.98e9, l2_bytes=60 << 20, cc=(9, 0),
+                 dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
+                 latency_source='DRAM round trip: H100 HBM3 ~600 cycles (fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: '
+                                'uncited assumption'),
 }
 SMEM_BYTES_PER_CLK = 128  # per SM: 32 banks x 4 bytes (CUDA programming guide), sm_80 onwards
 
@@ -120,7 +136,8 @@ def smem_bytes_per_tile() -> dict:
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
 PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
 LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
-ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_kernel': 'main', 'paged_verify_combine_kernel': 'combine'}
+ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'runs', 'paged_verify_kernel': 'main',
+         'paged_verify_combine_kernel': 'combine'}   # the run check (each CTA's run_first, from the adjacency bits) counts with the runs kernel
 BATCH_ROLES, LAYER_ROLES = ('plan', 'runs'), ('main', 'combine')   # once a forward batch; every layer
 
 def launch_role(kernel:str) -> str:
@@ -140,6 +157,8 @@ def _role_counts(launches, roles) -> dict:
         for c in LAUNCH_COUNTERS: add(f'{r}.{c}', getattr(l, c))
         for t, v in l.loaded.items(): add(f'{r}.loaded.{t}', v)
         for t, v in l.stored.items(): add(f'{r}.stored.{t}', v)
+        ch = getattr(l, 'chain', None) or {}
+        out[f'{r}.chain_depth'] = max(out.get(f'{r}.chain_depth', 0), ch.get('max', 0))   # a depth: the deepest CTA, not a sum
     return out
 
 def _unique(tr, prefix='') -> dict:
@@ -175,8 +194,9 @@ class CountModel:
     n:int; H:int; bs:int
     coef:dict                     # counter -> {feature: coefficient}
     runs:int
+    chains:dict = dataclasses.field(default_factory=dict)   # role -> deepest load chain before a CTA's first cp.async over the runs
     def predict(self, feats:dict) -> dict:
-        return {c: sum(w * feats[f] for f, w in ws.items()) for c, ws in self.coef.items()}
+        return {**{c: sum(w * feats[f] for f, w in ws.items()) for c, ws in self.coef.items()}, **{f'{r}.chain_depth': v for r, v in self.chains.items()}}
 
 def _sparse_exact_fit(X, y) -> dict|None:
     "Fewest features (greedy forward selection) whose least-squares fit reproduces every run to the count; {feature: coefficient}."
@@ -207,11 +227,13 @@ def _check_plan(c:dict, sch:dict, where:str):
 def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
     "Read the counters' coefficients off emulator runs at small prefixes (least squares); every calibration run must be reproduced exactly."
     from tqdm.auto import tqdm
-    X, Y, keys = [], [], None
+    X, Y, keys, chains = [], [], None, {}
     for N, sms, mts in tqdm(_calibration_runs(), desc=f'emulating n={n} H={H} bs={bs}', disable=not progress, leave=False):
         c = emulator_counts(N, n, H, bs, num_sms=sms, min_tiles=mts)
         sch = paged_schedule([N] * bs, n, H, sms, mts)
         _check_plan(c, sch, f"N={N}, num_sms={sms}, min_tiles={mts}")
+        for k in [k for k in c if k.endswith('.chain_depth')]:      # depths are not linear in the tiles: the deepest of the runs
+            r = k.split('.')[0]; chains[r] = max(chains.get(r, 0), c.pop(k))
         ks = sorted(k for k in c if k != 'table')
         if keys is not None and ks != keys: raise AssertionError(f"the counters differ between calibration runs: {sorted(set(ks) ^ set(keys))}")
         keys = ks
@@ -223,7 +245,7 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
         cols = _sparse_exact_fit(X, Y[:, j])
         if cols is None: raise AssertionError(f"{k} is not linear in the tile quantities {FEATURES} (n={n}, H={H}, bs={bs})")
         coef[k] = cols
-    return CountModel(n, H, bs, coef, len(X))
+    return CountModel(n, H, bs, coef, len(X), chains)
 
 def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=None) -> dict:
     """Emulate the kernels at prefix `N` and compare every counted event with the model's prediction, and the plan table with
@@ -233,13 +255,14 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     c = emulator_counts(N, model.n, model.H, model.bs, num_sms=sms, min_tiles=mts)
     sch = paged_schedule([N] * model.bs, model.n, model.H, sms, mts)
     p = model.predict(schedule_features(sch))
-    bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in (set(c) | set(p)) - {'table'} if abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5}
+    bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in (set(c) | set(p)) - {'table'} if abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5
+           and not (k.endswith('.chain_depth') and c.get(k, 0) <= p.get(k, 0.0))}   # a depth: the model's is the deepest calibration run's
     if c['table'] != sch['table']: bad['table'] = (c['table'], sch['table'])
     if c['main.grid'] != sch['grid']: bad['main.grid'] = (c['main.grid'], sch['grid'])
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 3   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel
+COUNTS_VERSION = 4   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -293,13 +316,22 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['bf16_flops'] / gpu['sms'])
     t_smem = busiest * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
     terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem)
+    # latency (issue 30): every kernel of the layer is one launch of a captured graph, and each CTA waits for its chain of dependent
+    # loads before its first cp.async; the kernels run one after another, so their chains add. One wave of CTAs (~1 an SM): the
+    # busiest SM's work starts after them. A lower bound still: the rest of each CTA's latency (its pipeline's fill, its epilogue) is not counted.
+    launches = sum(g(f'{k}.launches') for k in LAYER_ROLES)
+    depth = {k: g(f'{k}.chain_depth') for k in LAYER_ROLES}
+    lat = gpu['dram_latency_ns'] * 1e-9
+    t_lat = launches * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
     return dict(min_tiles=min_tiles, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
                 launches=sum(g(f'{k}.launches') for k in LAYER_ROLES),
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
                 hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
                 collectives=sum(g(f'{k}.collectives') for k in LAYER_ROLES),
                 smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6,
-                bound_us=max(terms.values()) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
+                throughput_bound_us=max(terms.values()) * 1e6, chain_depth_main=depth['main'], chain_depth_combine=depth['combine'],
+                chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
+                bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
 
 def triton_bound(shape:Shape, gpu:dict, block_m:int) -> dict:
     "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM."
@@ -524,7 +556,9 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
                  **paged_bound(s, gpu, models[key], min_tiles), **triton_bound(s, gpu, bm), t_min_us=t_min * 1e6)
         r.update(speedup_bound=r['triton_bound_us'] / r['bound_us'], GBps_at_bound=nbytes / r['bound_us'] / 1e3,
-                 pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'])
+                 pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'],
+                 floor_us=r['t_min_us'] + r['latency_floor_us'], bound_over_floor=r['bound_us'] / (r['t_min_us'] + r['latency_floor_us']),
+                 latency_source=gpu['latency_source'])
         m = _match(measured, gpu['key'], s, min_tiles)
         r.update(measured_paged_us=_num(m, 'paged_us'), measured_plan_us=_num(m, 'plan_us'), measured_triton_us=_num(m, 'triton_us'),
                  measured_on=m['date'] if m else '')
@@ -613,10 +647,13 @@ def table(rows:list[dict]) -> str:
     else:
         head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
                 f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the batch's plan (plan + runs kernels) once a batch apart\n\n"
-                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
+                f"latency terms: {r0.get('latency_source', '')}\n\n"
+                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine) | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
                 f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | measured paged us | measured / bound | measured plan us |\n'
-                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
+                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r.get('chain_depth_main', 0):.0f}+{r.get('chain_depth_combine', 0):.0f} | "
+                f"{r.get('latency_us', math.nan):.2f} | {r['t_min_us']:.2f} | {r.get('latency_floor_us', math.nan):.2f} | {r.get('bound_over_floor', math.nan):.2f} | "
+                f"{r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
                 f"{r['global_MB']:.0f} | {r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['plan_bound_us']:.3f} | {r['plan_barriers']:.0f} | "
                 f"{r['triton_bound_us']:.0f} | {r['speedup_bound']:.0f}x | {r['pct_roofline_at_bound']:.0f}% | "
                 f"{_f(r['measured_paged_us'], '.1f')} | {_f(r['measured_over_bound'], '.2f')} | {_f(r['measured_plan_us'], '.1f')} |" for r in rows]

@@ -13,8 +13,8 @@ from .oracle import VerifyArgError, check_verify_args
 
 # %% auto #0
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
-           'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'PAGED',
-           'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module',
+           'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
+           'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module',
            'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace',
            'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'VerifyPlan', 'plan_verify',
            'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs',
@@ -31,13 +31,15 @@ SMEM_BYTES_FP8 = 77_952 # ... with an fp8 e4m3 cache (an fp8 ring and one bf16 t
 MAX_DRAFT = 256         # most draft tokens a request (sizes the packed tree mask)
 CTAS_PER_SM = 1         # the split schedule aims at SMs x CTAS_PER_SM CTAs
 MIN_TILES_PER_SPLIT = 8 # default shortest split: 128 keys
-COMBINE_THREADS = 128   # one warp per output row, 4 rows a block
+COMBINE_THREADS = 32    # one warp per output row, one row a block (T x H blocks over every SM)
 PLAN_THREADS = 256      # the plan kernel: one CTA a batch
 RUNS_THREADS = 256      # the runs kernel (kRunsThreads): its warps stride over the live kv_indices entries
+RUN_CHECK_THREADS = 256 # the run-check kernel (kRunCheckThreads): one warp a CTA of the main kernel's grid
 
 PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
                            {r'paged_verify_kernel<.*CacheKind\)1': (THREADS, SMEM_BYTES_FP8), r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
-                            r'paged_verify_plan_kernel': (PLAN_THREADS, 0), r'paged_verify_runs_kernel': (RUNS_THREADS, 0)})
+                            r'paged_verify_plan_kernel': (PLAN_THREADS, 0), r'paged_verify_runs_kernel': (RUNS_THREADS, 0),
+                            r'paged_verify_run_check_kernel': (RUN_CHECK_THREADS, 0)})
 
 def module(impl:str='cuda'):
     "The built `paged` extension: 'cuda' (torch load_inline, this GPU's arch) or 'simt' (the CPU emulator)."
@@ -170,7 +172,7 @@ def workspace_bytes(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int
 def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:int=WORKSPACE_DRAFTS, kv_indices_len:int=0,
                      num_sms:int=188) -> dict:
     """Byte offsets of a workspace's parts and its `bytes` for `batch` requests of at most `max_len_extend` drafts x `num_heads`
-    heads over a `kv_indices_len`-entry kv_indices, on `num_sms` SMs: the plan (header, one 32 B entry a request, one 16 B entry
+    heads over a `kv_indices_len`-entry kv_indices, on `num_sms` SMs: the plan (header, one 32 B entry a request, one 64 B work descriptor
     a CTA of the main kernel's grid), the adjacency bits (one a kv_indices entry) and the split partials (2 x target CTAs
     slots of 64 rows: fp32 LSE and 512 fp32 outputs). Pure Python, no build: the C++ `workspace_layout` in paged_launch.cuh,
     which `workspace_bytes` asks (tested equal)."""
@@ -183,7 +185,7 @@ def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:in
     slots = 2 * target
     w = dict(header=0, requests=al(64))
     w['ctas'] = al(w['requests'] + 32 * batch)
-    w['runs'] = al(w['ctas'] + 16 * grid)
+    w['runs'] = al(w['ctas'] + 64 * grid)
     w['partial_lse'] = al(w['runs'] + (kv_indices_len + 31) // 32 * 4)
     w['partial_o'] = al(w['partial_lse'] + slots * BLOCK_M * 4)
     w['bytes'] = w['partial_o'] + slots * BLOCK_M * HEAD_DIM_V * 4
@@ -354,11 +356,13 @@ class VerifyPlan:
         al = lambda x: (x + 255) // 256 * 256
         r0 = 256; c0 = al(r0 + 32 * self.batch)
         req = w[r0:r0 + 32 * self.batch].cpu().view(torch.int32).view(-1, 8)
-        ctas = w[c0:c0 + 16 * grid].cpu().view(torch.int32).view(-1, 4)
+        ctas = w[c0:c0 + 64 * grid].cpu().view(torch.int32).view(-1, 16)     # CtaWork: request, m_tile, slot, ..., key_begin (int 15)
+        C = int(hdr[:2].view(torch.int64)) * BLOCK_N
+        ctas = [(int(c[0]), int(c[1]), int(c[15]) // C if int(c[0]) >= 0 and C > 0 else 0, int(c[2])) for c in ctas]   # (request, M tile, split, slot)
         return dict(chunk_tiles=int(hdr[:2].view(torch.int64)), ctas_used=int(hdr[9]), slots_used=int(hdr[10]),
                     requests=[dict(rows=(int(r[0]), int(r[1])), prefix_len=int(r[2]), status=[v for b, v in _STATUS.items() if int(r[3]) & b],
                                    first_slot=int(r[4]), splits=int(r[5]), m_tiles=int(r[6])) for r in req],
-                    ctas=[tuple(int(v) for v in c) for c in ctas])
+                    ctas=ctas)
     def __repr__(self):
         return (f"VerifyPlan(B={self.batch}, T={self.num_tokens}, H={self.num_heads}, max_len_extend={self.max_len_extend}, "
                 f"target_ctas={self.target_ctas}, impl={self.impl!r})")

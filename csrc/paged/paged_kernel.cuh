@@ -138,14 +138,15 @@ struct RequestDims {
   int n;                       // draft tokens (0 for a malformed request)
   int status;
 };
-__device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, int b) {
+// From its indptr values (m0: mask_indptr[b], read only with a custom mask).
+__device__ __forceinline__ RequestDims request_dims_from(const PagedVerifyParams& p, int64_t q0, int64_t q1, int64_t k0, int64_t k1,
+                                                         int64_t m0) {
   RequestDims r;
-  const int64_t q0 = load_index(p.qo_indptr, b), q1 = load_index(p.qo_indptr, b + 1);
-  const int64_t k0 = load_index(p.kv_indptr, b), k1 = load_index(p.kv_indptr, b + 1);
   r.status = kRequestOk;
   if (!(q0 >= 0 && q0 <= q1 && q1 <= p.num_tokens)) r.status |= kBadDraftRange;
   else if (q1 - q0 > p.max_len_extend) r.status |= kTooManyDrafts;
   if (!(k0 >= 0 && k0 <= k1 && k1 <= p.kv_indices_len)) r.status |= kBadPrefixRange;
+  else if (k1 - k0 > 0x3fffffff) r.status |= kBadPrefixRange;  // a CtaWork holds L and its keys as int
   r.q_start = clamp64(q0, 0, p.num_tokens);
   r.q_end = clamp64(q1, r.q_start, p.num_tokens);
   r.kv_start = clamp64(k0, 0, p.kv_indices_len);
@@ -153,18 +154,17 @@ __device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, 
   r.n = int(r.q_end - r.q_start);
   r.mask_start = 0;
   if (p.custom_mask != nullptr && r.status == kRequestOk) {
-    const int64_t m0 = load_index(p.mask_indptr, b);
     if (!(m0 >= 0 && m0 <= p.mask_len && p.mask_len - m0 >= int64_t(r.n) * (r.L + r.n))) r.status |= kBadMaskRange;
     else r.mask_start = m0;
   }
   if (r.status != kRequestOk) r.n = 0;
   return r;
 }
-
-__device__ __forceinline__ CtaWork load_cta_work(const PagedVerifyParams& p, int cta) {
-  const int4 v = vk::ldg(reinterpret_cast<const int4*>(p.plan_ctas) + cta);
-  return CtaWork{v.x, v.y, v.z, v.w};
+__device__ __forceinline__ RequestDims request_dims(const PagedVerifyParams& p, int b) {
+  return request_dims_from(p, load_index(p.qo_indptr, b), load_index(p.qo_indptr, b + 1), load_index(p.kv_indptr, b),
+                           load_index(p.kv_indptr, b + 1), p.custom_mask != nullptr ? load_index(p.mask_indptr, b) : 0);
 }
+
 __device__ __forceinline__ RequestPlan load_request_plan(const PagedVerifyParams& p, int b) {
   const int4* src = reinterpret_cast<const int4*>(p.plan_requests + b);
   const int4 a = vk::ldg(src), c = vk::ldg(src + 1);
@@ -236,15 +236,26 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
       int4* dst = reinterpret_cast<int4*>(p.plan_requests + b);
       vk::st_global(dst, make_int4(rp.q_start, rp.q_end, rp.prefix_len, rp.status));
       vk::st_global(dst + 1, make_int4(rp.first_slot, rp.splits, rp.m_tiles, rp.pad));
-      for (int64_t k = 0; k < ctas; ++k)  // CTA order: split-major, M tiles of one split adjacent
-        vk::st_global(reinterpret_cast<int4*>(p.plan_ctas) + cta_base + k,
-                      make_int4(b, int(k % mtiles), int(k / mtiles), splits > 1 ? int(slot_base + k) : -1));
+      for (int64_t k = 0; k < ctas; ++k) {  // CTA order: split-major, M tiles of one split adjacent
+        const int64_t key_begin = (k / mtiles) * C * 16, key_end = key_begin + C * 16 < r.L + r.n ? key_begin + C * 16 : r.L + r.n;
+        CtaWork cw;
+        cw.request = b; cw.m_tile = int(k % mtiles); cw.slot = splits > 1 ? int(slot_base + k) : -1; cw.n = r.n;
+        cw.q_start = int(r.q_start); cw.num_keys = int(key_end - key_begin);
+        cw.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
+        cw.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
+        cw.index_start = r.kv_start + key_begin; cw.run_first = -1; cw.mask_start = r.mask_start;
+        cw.L = int(r.L); cw.key_begin = int(key_begin);
+        vk::st_global(p.plan_ctas + cta_base + k, cw);
+      }
     }
     cta_carry += cta_total;
     slot_carry += slot_total;
   }
-  for (int64_t c = cta_carry + tid; c < p.grid_ctas; c += kPlanThreads)
-    vk::st_global(reinterpret_cast<int4*>(p.plan_ctas) + c, make_int4(-1, 0, 0, -1));
+  for (int64_t c = cta_carry + tid; c < p.grid_ctas; c += kPlanThreads) {
+    CtaWork idle{};
+    idle.request = -1; idle.slot = -1; idle.run_first = -1;
+    vk::st_global(p.plan_ctas + c, idle);
+  }
   if (tid == 0) {
     PlanHeader h;
     h.chunk_tiles = C; h.batch = p.batch; h.num_tokens = p.num_tokens; h.num_heads = p.num_heads;
@@ -290,70 +301,55 @@ __global__ void __launch_bounds__(kRunsThreads) paged_verify_runs_kernel(const P
   }
 }
 
-// Do the keys [first, first + count) of kv_indices sit in `count` adjacent slots (bits first .. first +
-// count - 2 of p.runs set)? Only bits inside the live entries were written for this batch: keys reaching past
-// them (a kv_indptr that is not non-decreasing) never take the fast path, whatever stale bits say. One thread;
-// a split's 128+ keys are a handful of words.
-__device__ __forceinline__ bool keys_are_one_run(const PagedVerifyParams& p, int64_t first, int64_t count) {
+// Do the keys [first, first + count) of kv_indices sit in `count` adjacent slots (bits first .. first + count - 2 of
+// p.runs set)? Only bits inside the live entries were written for this batch: keys reaching past them (a kv_indptr that
+// is not non-decreasing) never take the fast path, whatever stale bits say. One warp, 32 words (1,024 keys) a round:
+// the main kernel asks it after its first cp.async, so the answer costs the CTA's start nothing.
+__device__ __forceinline__ bool keys_are_one_run_warp(const PagedVerifyParams& p, int64_t first, int64_t count, int lane) {
   if (count <= 1) return true;
-  if (first < 0 || first + count > live_entries(p)) return false;
-  const int64_t last = first + count - 2;  // the last bit that must be set
+  int64_t live = 0;
+  if (lane == 0 && first >= 0) live = live_entries(p);  // issued with the words below
+  const int64_t last = first + count - 2;                 // the last bit that must be set
   const int64_t w0 = first >> 5, w1 = last >> 5;
-  for (int64_t w = w0; w <= w1; ++w) {
+  bool ok = true;
+  for (int64_t w = w0 + lane; w <= w1; w += 32) {
     unsigned need = 0xffffffffu;
     if (w == w0) need &= 0xffffffffu << (first & 31);
     if (w == w1) need &= 0xffffffffu >> (31 - (last & 31));
-    if ((vk::ldg(p.runs + w) & need) != need) return false;
+    if (first >= 0 && (vk::ldg(p.runs + w) & need) != need) ok = false;
   }
-  return true;
+  live = __shfl_sync(0xffffffffu, (long long)live, 0);
+  return __all_sync(0xffffffffu, ok) && first >= 0 && first + count <= live;
+}
+
+// The run check of every CTA's prefix keys, once a batch after the runs kernel: one warp a CTA of the main kernel's grid
+// (a grid the host fixes: grid_ctas / 8 blocks), which writes the slot of the CTA's first prefix key into its work
+// descriptor when all its prefix keys sit in adjacent slots (run_first stays -1 otherwise, and for idle CTAs).
+constexpr int kRunCheckThreads = 256;
+__global__ void __launch_bounds__(kRunCheckThreads) paged_verify_run_check_kernel(const PagedVerifyParams p) {
+  const int lane = threadIdx.x & 31;
+  const int64_t c = int64_t(blockIdx.x) * (kRunCheckThreads / 32) + (threadIdx.x >> 5);
+  if (c >= p.grid_ctas) return;  // warp-uniform
+  const CtaWork* cw = p.plan_ctas + c;
+  int req = 0, npre = 0;
+  long long first = 0;
+  if (lane == 0) { req = vk::ld_global(&cw->request); npre = vk::ld_global(&cw->prefix_keys); first = vk::ld_global(&cw->index_start); }
+  req = __shfl_sync(0xffffffffu, req, 0); npre = __shfl_sync(0xffffffffu, npre, 0); first = __shfl_sync(0xffffffffu, first, 0);
+  if (req < 0 || npre < 1 || first < 0 || first + npre > p.kv_indices_len) return;
+  if (keys_are_one_run_warp(p, first, npre, lane) && lane == 0)
+    vk::st_global(&p.plan_ctas[c].run_first, (long long)load_index(p.kv_indices, first));
 }
 
 // ------------------------------------------------------------------ the main kernel
-// The work of one CTA, with keys counted from the CTA's first key: keys [0, prefix_keys) are prefix
-// keys (cache rows through kv_indices), keys [prefix_keys, num_keys) are drafts draft0, draft0 + 1, ...
-struct Work {
-  int64_t q_start;             // first q_extend row of the request
-  int64_t index_start;         // kv_indices element of the CTA's first key (when it is a prefix key)
-  int64_t mask_start;          // custom_mask element of the request's [n, L + n] block
-  int64_t L;                   // prefix length of the request
-  int64_t key_begin;           // the CTA's first key in the request's [0, L + n)
-  int64_t run_first;           // the slot of its first prefix key when all its prefix keys sit in adjacent slots, else -1
-  int num_keys;                // keys of this CTA
-  int prefix_keys;             // of which prefix keys
-  int draft0;                  // draft index of the CTA's first draft key
-  int b;                       // request; -1: this CTA has nothing to do
-  int n;                       // draft tokens of the request
-  int mt;                      // M tile: folded rows [64 mt, 64 mt + 64)
-  int slot;                    // partial slot (split request), -1: write o directly
-};
-
-// This CTA's entry of the plan table and its request's live sizes (uniform loads, no barrier).
-__device__ __forceinline__ Work cta_work(const PagedVerifyParams& p) {
-  Work w;
-  w.b = -1;
-  if (!plan_matches(p)) return w;  // a plan made for other sizes: do nothing (the combine kernel writes NaN)
-  const CtaWork cw = load_cta_work(p, blockIdx.x);
-  if (cw.request < 0 || cw.request >= p.batch) return w;
-  const RequestDims r = request_dims(p, cw.request);
-  if (r.n == 0) return w;
-  const int64_t C = vk::ldg(&p.plan_header->chunk_tiles);
-  const int64_t key_begin = int64_t(cw.split) * C * 16;
-  const int64_t key_end = key_begin + C * 16 < r.L + r.n ? key_begin + C * 16 : r.L + r.n;
-  if (key_begin >= key_end || int64_t(cw.m_tile) * 64 >= int64_t(r.n) * p.num_heads) return w;  // stale plan: nothing to do
-  w.q_start = r.q_start;
-  w.index_start = r.kv_start + key_begin;
-  w.mask_start = r.mask_start;
-  w.L = r.L;
-  w.key_begin = key_begin;
-  w.num_keys = int(key_end - key_begin);
-  w.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
-  w.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
-  w.b = cw.request; w.n = r.n; w.mt = cw.m_tile;
-  w.slot = cw.slot < p.partial_slots ? cw.slot : -1;
-  w.run_first = -1;  // the contiguous-run fast path: the prefix keys' slots are run_first + key
-  if (p.runs != nullptr && w.prefix_keys > 0 && keys_are_one_run(p, w.index_start, w.prefix_keys))
-    w.run_first = load_index(p.kv_indices, w.index_start);
-  return w;
+// The plan's entry for this CTA can be trusted only as far as memory safety goes when the call is malformed: the
+// combine kernel (which re-checks every row against the live index arrays) writes NaN over any row of a request whose
+// plan no longer matches. Every field that addresses memory is checked here, without a load.
+__device__ __forceinline__ bool work_in_bounds(const PagedVerifyParams& p, const CtaWork& w) {
+  return w.request < p.batch && p.num_heads >= 1 && p.num_heads <= (1 << 20) && w.n >= 1 && w.n <= p.max_len_extend && w.n <= kMaxDraft && w.q_start >= 0 &&
+         int64_t(w.q_start) + w.n <= p.num_tokens && w.num_keys >= 1 && w.prefix_keys >= 0 && w.prefix_keys <= w.num_keys &&
+         w.draft0 >= 0 && w.draft0 + (w.num_keys - w.prefix_keys) <= w.n && w.m_tile >= 0 &&
+         int64_t(w.m_tile) * 64 < int64_t(w.n) * p.num_heads && w.slot >= -1 && w.slot < p.partial_slots &&
+         w.index_start >= 0 && w.index_start + w.prefix_keys <= p.kv_indices_len && w.L >= 0 && w.key_begin >= 0;
 }
 
 template <typename Tr>
@@ -365,21 +361,33 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t4 = lane & 3;  // MMA fragment coordinates (group, thread in group)
 
-  // Thread 0 reads this CTA's plan entry and its request's lengths; the rest take the Work from shared
-  // memory after one barrier (taken by value from there its fields leave the main loop spill-free at
-  // sm_90a and sm_80, which they were not when every thread derived them from global loads).
-  static_assert(sizeof(Work) <= 128, "Work fits its shared-memory slot");
-  Work* work_s = reinterpret_cast<Work*>(smem + Tr::kOffWork);
-  if (tid == 0) *work_s = cta_work(p);
-  __syncthreads();
-  const Work w = *work_s;
-  if (w.b < 0) return;  // block-uniform
+  // The CTA's work descriptor, made by the plan kernel: threads 0-3 copy its four 16-byte words into shared memory while
+  // threads 4-9 check that the plan was made for this call's sizes (one round trip, one barrier); every thread then
+  // takes it by value from there (which leaves the main loop spill-free at sm_90a and sm_80).
+  static_assert(sizeof(CtaWork) <= 128, "the work fits its shared-memory slot");
+  CtaWork* work_s = reinterpret_cast<CtaWork*>(smem + Tr::kOffWork);
+  bool plan_ok = true;
+  if (tid < 4) {
+    reinterpret_cast<int4*>(work_s)[tid] = vk::ldg(reinterpret_cast<const int4*>(p.plan_ctas + blockIdx.x) + tid);
+  } else if (tid < 10) {
+    const PlanHeader* h = p.plan_header;
+    const int* got = tid == 4 ? &h->batch : tid == 5 ? &h->num_tokens : tid == 6 ? &h->num_heads
+                   : tid == 7 ? &h->max_len_extend : tid == 8 ? &h->grid_ctas : &h->target_ctas;
+    const int want = tid == 4 ? p.batch : tid == 5 ? p.num_tokens : tid == 6 ? p.num_heads
+                   : tid == 7 ? p.max_len_extend : tid == 8 ? p.grid_ctas : p.target_ctas;
+    plan_ok = vk::ldg(got) == want;
+  }
+  plan_ok = __syncthreads_and(plan_ok);  // B0
+  const CtaWork w = *work_s;
+  // block-uniform: a plan made for other sizes or an idle CTA does nothing (the combine kernel writes NaN where needed)
+  if (!plan_ok || w.request < 0 || !work_in_bounds(p, w)) return;
 
   const int H = p.num_heads;
   const int nkeys = w.num_keys, npre = w.prefix_keys;
-  const int64_t rows = int64_t(w.n) * H;             // folded rows of the request
-  const int64_t row0 = int64_t(w.mt) * Tr::kBlockM;  // first folded row of this M tile
-  const int64_t tok0 = row0 / H;                     // first token of this M tile
+  // folded rows fit an int: n <= kMaxDraft drafts x H heads (work_in_bounds)
+  const int rows = w.n * H;                          // folded rows of the request
+  const int row0 = w.m_tile * Tr::kBlockM;           // first folded row of this M tile
+  const int tok0 = row0 / H;                         // first token of this M tile
   const int ntiles = (nkeys + kBlockN - 1) / kBlockN;
 
   // ---------------------------------------------------------------- K/V tile loader
@@ -391,7 +399,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     const int j = u * kBlockN + ld_row;
     if (j >= npre) return -1;
     // prefix keys in adjacent slots (the contiguous-run fast path): no index load. run_first and
-    // index_start are read from the CTA's work in shared memory, which costs the main loop no register.
+    // index_start are read from shared memory, which costs the main loop no register.
     const int64_t first = work_s->run_first;
     const int64_t s = first >= 0 ? first + j : load_index(p.kv_indices, work_s->index_start + j);
     return (s >= 0 && s < p.num_slots) ? s : -2;
@@ -453,19 +461,14 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     }
   };
 
-  // Prologue: cache slots of the first kStages tiles (independent loads), then kStages - 1 tiles in flight.
-  int64_t slot_next;
-  {
-    int64_t s[kStages];
+  // Prologue: kStages - 1 tiles in flight, each issued as soon as its slot is known (the first cp.async waits for one
+  // kv_indices load), and the slot of the next one.
 #pragma unroll
-    for (int u = 0; u < kStages; ++u) s[u] = slot_of(u);
-#pragma unroll
-    for (int u = 0; u < kStages - 1; ++u) {
-      if (u < ntiles) issue_tile(u, s[u]);
-      vk::cp_async_commit();
-    }
-    slot_next = s[kStages - 1];
+  for (int u = 0; u < kStages - 1; ++u) {
+    if (u < ntiles) issue_tile(u, slot_of(u));
+    vk::cp_async_commit();
   }
+  int64_t slot_next = slot_of(kStages - 1);
 
   // Q fragments straight from global memory (A layout of m16n8k16): rows wm*32 + i*16 + {g, g+8},
   // dims wd*144 + 16 s + {2 t4, 2 t4 + 8}. Rows past the request are zero.
@@ -475,9 +478,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   for (int i = 0; i < Tr::kMTilesQK; ++i) {
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
-      const int64_t fr = row0 + wm * (16 * Tr::kMTilesQK) + i * 16 + hh * 8 + g;
+      const int fr = row0 + wm * (16 * Tr::kMTilesQK) + i * 16 + hh * 8 + g;
       const bool ok = fr < rows;
-      const int64_t tok = ok ? fr / H : 0, head = ok ? fr % H : 0;
+      const int tok = ok ? fr / H : 0, head = ok ? fr % H : 0;
       const uint32_t* q32 = reinterpret_cast<const uint32_t*>(
           p.q + (w.q_start + tok) * p.q_token_stride + head * p.q_head_stride + wd * (16 * Tr::kKStepsQK) + 2 * t4);
 #pragma unroll
@@ -502,7 +505,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
         bool v = false;
         if (tok < w.n && c < w.n) {
           if (p.custom_mask) {
-            const int64_t e = w.mask_start + tok * (w.L + w.n) + w.L + c;
+            const int64_t e = w.mask_start + tok * (int64_t(w.L) + w.n) + w.L + c;
             v = e >= 0 && e < p.mask_len && vk::ldg(p.custom_mask + e) != 0;
           } else {
             v = !p.is_causal || c <= tok;
@@ -520,9 +523,9 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 
   // Softmax thread coordinates: row sm_row, keys 4 sm_c4 .. 4 sm_c4 + 3 of each tile.
   const int sm_row = tid >> 2, sm_c4 = tid & 3;
-  const int64_t sm_fold = row0 + sm_row;
+  const int sm_fold = row0 + sm_row;
   const bool sm_ok = sm_fold < rows;
-  const int64_t sm_tok = sm_ok ? sm_fold / H : 0;
+  const int sm_tok = sm_ok ? sm_fold / H : 0;
   const uint32_t* sm_bits = bits + (sm_ok ? int(sm_tok - tok0) : 0) * Tr::kDraftWords;
   // Prefix columns of the custom mask are read only with skip_prefix_custom_mask=False.
   const bool prefix_mask = p.custom_mask != nullptr && !p.skip_prefix_custom_mask && sm_ok;
@@ -562,7 +565,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     if (prefix_mask && key0 < npre) {
       // this row's mask bytes from the CTA's first key on (addresses from the work in shared memory: no
       // registers held across the loop; the plan guarantees the request's block lies inside custom_mask)
-      const int64_t e0 = work_s->mask_start + sm_tok * (work_s->L + work_s->n) + work_s->key_begin;
+      const int64_t e0 = work_s->mask_start + sm_tok * (int64_t(work_s->L) + work_s->n) + work_s->key_begin;
       const int room = int(clamp64(p.mask_len - e0, 0, npre));
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
@@ -761,7 +764,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 // unsplit request was written by the main kernel; a row that no well-formed request owns as planned
 // (malformed indptr values, more drafts than max_len_extend, a plan made for other lengths, rows
 // past qo_indptr[B]) gets NaN, in o and lse.
-constexpr int kCombineWarps = 4;
+constexpr int kCombineWarps = 1;  // one row a 32-thread CTA: T x H CTAs, spread over every SM (4 rows a CTA kept 16 SMs busy at 4K)
+constexpr int kCombineSamples = 26;  // qo_indptr samples a round of the row's search (lanes 6-31; lanes 0-5 check the header)
 
 __device__ __forceinline__ void write_nan_row(__nv_bfloat16* orow, float* lse_out, int lane) {
   const float qnan = __int_as_float(0x7fc00000);
@@ -780,28 +784,61 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   if (tok >= p.num_tokens) return;
   __nv_bfloat16* orow = p.o + tok * p.o_token_stride + int64_t(head) * p.o_head_stride;
   float* lse_out = p.lse != nullptr ? p.lse + tok * p.lse_token_stride + int64_t(head) * p.lse_head_stride : nullptr;
-  // lane 0 finds the row's request and checks it against the plan; the warp gets the answer by shuffles
-  int owned = 0, splits = 0, first_slot = 0, mtiles_i = 0;
-  int64_t q_start = 0;
-  if (lane == 0 && p.batch > 0 && plan_matches(p)) {
-    int lo = 0, hi = p.batch;  // the last b with qo_indptr[b] <= tok, in [lo, hi)
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      if (load_index(p.qo_indptr, mid) <= tok) lo = mid; else hi = mid;
-    }
-    const RequestPlan rp = load_request_plan(p, lo);
-    const RequestDims r = request_dims(p, lo);  // live lengths: the plan must have been made for them
-    owned = rp.status == kRequestOk && r.status == kRequestOk && rp.q_start == r.q_start && rp.q_end == r.q_end &&
-            rp.prefix_len == r.L && tok >= r.q_start && tok < r.q_end;
-    splits = rp.splits; first_slot = rp.first_slot; mtiles_i = rp.m_tiles; q_start = r.q_start;
+  constexpr unsigned kAll = 0xffffffffu;
+  // The row's request, found by the whole warp: lanes 0-5 check the plan header while lanes 6-31 read 26 samples of
+  // qo_indptr inside [lo, hi) - one round trip a round, 27 times narrower each (one round up to 27 requests, two up to
+  // 729); then lanes 0-6 read the request's plan entry and its live index values at once. Three dependent round trips
+  // for a batch of up to 27 requests (the serial binary search of one lane took 6 + log2(B) + 7).
+  bool header_ok = true;
+  if (lane < 6) {
+    const PlanHeader* h = p.plan_header;
+    const int* got = lane == 0 ? &h->batch : lane == 1 ? &h->num_tokens : lane == 2 ? &h->num_heads
+                   : lane == 3 ? &h->max_len_extend : lane == 4 ? &h->grid_ctas : &h->target_ctas;
+    const int want = lane == 0 ? p.batch : lane == 1 ? p.num_tokens : lane == 2 ? p.num_heads
+                   : lane == 3 ? p.max_len_extend : lane == 4 ? p.grid_ctas : p.target_ctas;
+    header_ok = vk::ldg(got) == want;
   }
-  owned = __shfl_sync(0xffffffffu, owned, 0);
+  int lo = 0, hi = p.batch;  // the last b with qo_indptr[b] <= tok, in [lo, hi) (lo when there is none)
+  do {                       // warp-uniform; at least once, so that the header's loads share the first round
+    const int j = lane - 6;
+    int m = -1;
+    bool le = false;
+    if (j >= 0 && hi - lo > 1) {
+      m = lo + int((int64_t(j) + 1) * (hi - lo) / (kCombineSamples + 1));
+      if (m > lo && m < hi) le = load_index(p.qo_indptr, m) <= tok;
+      else m = -1;
+    }
+    const int nlo = __reduce_max_sync(kAll, le ? m : lo);
+    const int nhi = __reduce_min_sync(kAll, (m >= 0 && !le) ? m : hi);
+    lo = nlo;
+    hi = nhi > nlo ? nhi : nlo + 1;  // a non-monotone qo_indptr (every request is then malformed) still ends the search
+  } while (hi - lo > 1);
+  const bool plan_ok = __all_sync(kAll, header_ok) && p.batch > 0;
+  const int b = lo;
+  // lanes 0-1: the request's plan (two 16-byte words), 2-3: qo_indptr[b], [b + 1], 4-5: kv_indptr, 6: mask_indptr
+  int4 v4 = make_int4(0, 0, 0, 0);
+  long long v8 = 0;
+  if (plan_ok) {
+    if (lane < 2) v4 = vk::ldg(reinterpret_cast<const int4*>(p.plan_requests + b) + lane);
+    else if (lane < 4) v8 = load_index(p.qo_indptr, b + (lane - 2));
+    else if (lane < 6) v8 = load_index(p.kv_indptr, b + (lane - 4));
+    else if (lane == 6 && p.custom_mask != nullptr) v8 = load_index(p.mask_indptr, b);
+  }
+  RequestPlan rp;
+  rp.q_start = __shfl_sync(kAll, v4.x, 0); rp.q_end = __shfl_sync(kAll, v4.y, 0);
+  rp.prefix_len = __shfl_sync(kAll, v4.z, 0); rp.status = __shfl_sync(kAll, v4.w, 0);
+  rp.first_slot = __shfl_sync(kAll, v4.x, 1); rp.splits = __shfl_sync(kAll, v4.y, 1); rp.m_tiles = __shfl_sync(kAll, v4.z, 1);
+  const RequestDims r = request_dims_from(p, __shfl_sync(kAll, v8, 2), __shfl_sync(kAll, v8, 3), __shfl_sync(kAll, v8, 4),
+                                          __shfl_sync(kAll, v8, 5), __shfl_sync(kAll, v8, 6));
+  // the plan must have been made for the live lengths
+  const bool owned = plan_ok && rp.status == kRequestOk && r.status == kRequestOk && rp.q_start == r.q_start &&
+                     rp.q_end == r.q_end && rp.prefix_len == r.L && tok >= r.q_start && tok < r.q_end;
+  vk::chain_end();  // the row's lookup is done: what follows is its partials (or nothing, or NaN)
   if (!owned) { write_nan_row(orow, lse_out, lane); return; }
-  splits = __shfl_sync(0xffffffffu, splits, 0);
+  const int splits = rp.splits;
   if (splits <= 1) return;  // the main kernel wrote the row
-  first_slot = __shfl_sync(0xffffffffu, first_slot, 0);
-  mtiles_i = __shfl_sync(0xffffffffu, mtiles_i, 0);
-  q_start = __shfl_sync(0xffffffffu, q_start, 0);
+  const int first_slot = rp.first_slot, mtiles_i = rp.m_tiles;
+  const int64_t q_start = r.q_start;
   const int64_t fr = (tok - q_start) * H + head;
   // slots of this row's M tile: first + split * mtiles + mt (CTAs and slots are split-major)
   const int64_t mtiles = mtiles_i;

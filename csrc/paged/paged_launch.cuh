@@ -90,6 +90,11 @@ cudaError_t paged_verify_plan(const PagedVerifyParams& p, cudaStream_t stream) {
   const int runs_ctas = p.runs_ctas > 0 ? p.runs_ctas : p.target_ctas;
   if (runs_ctas <= 0) return cudaErrorInvalidConfiguration;
   paged::paged_verify_runs_kernel<<<unsigned(runs_ctas), paged::kRunsThreads, 0, stream>>>(p);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  // each CTA's run check (its work descriptor's run_first), from the adjacency bits
+  const int64_t check_blocks = (p.grid_ctas + paged::kRunCheckThreads / 32 - 1) / (paged::kRunCheckThreads / 32);
+  paged::paged_verify_run_check_kernel<<<unsigned(check_blocks), paged::kRunCheckThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

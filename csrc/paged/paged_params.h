@@ -48,14 +48,26 @@ struct RequestPlan {
   int m_tiles;            // 64-row M tiles of its n x H folded rows
   int pad;
 };
-// One CTA of the main kernel's fixed grid.
+// One CTA of the main kernel's fixed grid: its whole work descriptor, worked out by the plan kernel once a batch, so that
+// a CTA reaches its first cp.async after one load of it (four 16-byte words read by four threads at once) and one of
+// kv_indices. Keys are counted from the CTA's first key: [0, prefix_keys) prefix keys (cache rows through kv_indices),
+// [prefix_keys, num_keys) drafts draft0, draft0 + 1, ... of the request.
 struct CtaWork {
   int request;            // -1: idle CTA
   int m_tile;             // folded rows [64 m_tile, 64 m_tile + 64)
-  int split;              // keys [split C 16, (split + 1) C 16) of the request's [0, L + n)
   int slot;               // partial slot, -1: write o directly
+  int n;                  // draft tokens of the request
+  int q_start;            // first q_extend row of the request
+  int num_keys;           // keys of this CTA
+  int prefix_keys;        // of which prefix keys
+  int draft0;             // draft index of its first draft key
+  long long index_start;  // kv_indices element of its first key
+  long long run_first;    // -1 from the plan (the main kernel finds contiguous runs itself, off its critical path)
+  long long mask_start;   // custom_mask element of the request's [n, L + n] block
+  int L;                  // prefix length of the request
+  int key_begin;          // its first key in the request's [0, L + n): split = key_begin / (16 chunk_tiles)
 };
-static_assert(sizeof(CtaWork) == 16 && sizeof(RequestPlan) == 32 && sizeof(PlanHeader) == 64, "plan layout");
+static_assert(sizeof(CtaWork) == 64 && sizeof(RequestPlan) == 32 && sizeof(PlanHeader) == 64, "plan layout");
 
 struct PagedVerifyParams {
   // ---- inputs (bf16)

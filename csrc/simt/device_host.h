@@ -68,6 +68,7 @@ VK_DEVICE void cp_async_16(void* smem_dst, const void* gmem_src, bool valid = tr
   vk_simt_cp_async(smem_dst, gmem_src, valid ? 1 : 0);
 }
 VK_DEVICE void cp_async_commit() { vk_simt_cp_async_commit(); }
+VK_DEVICE void chain_end() { vk_simt_chain_end(); }
 template <int N> VK_DEVICE void cp_async_wait() { vk_simt_cp_async_wait(N); }
 
 // ---------------------------------------------------------------- tensor cores

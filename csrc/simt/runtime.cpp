@@ -234,6 +234,8 @@ struct VkSimtRecord {
   int workers, ntensors;
   unsigned long long t_ld[32], t_st[32];
   unsigned long long stream;  // the launch's cudaStream_t (emulated: a simt.Stream id; 0 the default stream)
+  // dependent-load chain before each CTA's first cp.async (or vk::chain_end): over the CTAs that reach one
+  long long chain_max, chain_min, chain_sum, chain_ctas;
 };
 struct VkSimtTraceTensor {
   const char* name;
@@ -267,6 +269,12 @@ struct Fiber {
   int bar_result = 0;
   std::vector<AsyncCopy> cp;     // cp.async not yet completed
   long long cp_next_group = 0;   // the id the next commit gives
+  // The load chain (issue 30): global loads this thread issued (counted at its switches), and its chain =
+  // chain_base + loads since chain_at; joined (max) at barriers and warp collectives; frozen at its first
+  // cp.async or vk::chain_end (chain_done).
+  unsigned long long loads = 0, ld_mark = 0, chain_at = 0;
+  long long chain_base = 0;
+  int chain_done = 0;
 };
 
 struct Group {  // an open warp collective (one per creating lane)
@@ -311,6 +319,8 @@ struct Worker {
   Block blk;
   long long blocks_run = 0;  // in the current launch
   unsigned long long t_ld[kMaxTensors], t_st[kMaxTensors];
+  long long cta_chain = 0;                                      // this block's deepest chain (0: none reached)
+  long long chain_max = 0, chain_min = 0, chain_sum = 0, chain_ctas = 0;  // this launch, its blocks on this worker
   Worker() {
     memset(&view, 0, sizeof view);
     void* p = mmap(nullptr, kDynSmemCap, PROT_READ | PROT_WRITE,
@@ -524,7 +534,9 @@ void block_and_switch(Worker* w, bool done) {
     to = &w->fibers[size_t(i)];
   }
   w->view.c.switches++;
+  from->loads += w->view.c.ld_ops - from->ld_mark;
   if (to) {
+    to->ld_mark = w->view.c.ld_ops;
     w->cur = to;
     threadIdx = to->tid;
     switch_ctx(&from->ctx, &to->ctx, to->stack_lo, to->stack_size, done);
@@ -538,6 +550,31 @@ inline void make_runnable(Block& B, Fiber& f) {
   f.state = kRunnable;
   B.queue[size_t((B.q_head + B.q_count) % B.n)] = f.linear;
   ++B.q_count;
+}
+
+// ---- the load chain (issue 30). A thread's global loads before its first cp.async are counted as one
+// dependent chain in program order (an upper bound of the dependency depth: independent loads a thread
+// issues back to back count one each); a barrier or a warp collective joins the chains of the threads
+// taking part (the deepest wins: what a thread reads after it may depend on any of them).
+inline unsigned long long loads_now(Worker* w, const Fiber& f) {
+  return f.loads + (&f == w->cur ? w->view.c.ld_ops - f.ld_mark : 0);
+}
+inline long long chain_of(Worker* w, const Fiber& f) { return f.chain_base + (long long)(loads_now(w, f) - f.chain_at); }
+void chain_join(Worker* w, int first, int count, unsigned mask) {
+  long long m = 0;
+  for (int i = 0; i < count; ++i)
+    if (mask >> (i & 31) & 1) { const Fiber& f = w->fibers[size_t(first + i)]; if (!f.chain_done) m = std::max(m, chain_of(w, f)); }
+  for (int i = 0; i < count; ++i)
+    if (mask >> (i & 31) & 1) {
+      Fiber& f = w->fibers[size_t(first + i)];
+      if (!f.chain_done) { f.chain_base = m; f.chain_at = loads_now(w, f); }
+    }
+}
+// The thread's chain ends: `extra` counts the round trip that ends it (the cp.async, or the bulk load after a marker).
+void chain_end(Worker* w, Fiber& f, long long extra) {
+  if (f.chain_done) return;
+  f.chain_done = 1;
+  w->cta_chain = std::max(w->cta_chain, chain_of(w, f) + extra);
 }
 
 [[noreturn]] void fail_here(Worker* w, const std::string& what) {
@@ -903,6 +940,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.linear = i; f.warp = i / 32; f.lane = i % 32;
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
+    f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0;
 #if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
     // The frames a fiber left when it last switched away for good (exit, failure) never returned,
     // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
@@ -923,8 +961,15 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   w->cur = first;
   threadIdx = first->tid;
   w->view.c.switches++;
+  w->cta_chain = 0;
+  first->ld_mark = w->view.c.ld_ops;
   switch_ctx(&w->sched, &first->ctx, first->stack_lo, first->stack_size, false);
   if (!B.failed && B.exited < n) describe_deadlock(w);
+  if (w->cta_chain > 0) {
+    w->chain_min = w->chain_ctas ? std::min(w->chain_min, w->cta_chain) : w->cta_chain;
+    w->chain_max = std::max(w->chain_max, w->cta_chain);
+    w->chain_sum += w->cta_chain; w->chain_ctas++;
+  }
 #if defined(VK_SIMT_ASAN)
   __asan_poison_memory_region(w->view.dyn_smem, kDynSmemCap);
 #endif
@@ -1023,6 +1068,7 @@ void work(Job* job, Worker* w) {
   memset(w->t_st, 0, sizeof w->t_st);
   w->view.attributing = g_trace.active.load() && !g_trace.tensors.empty();
   w->blocks_run = 0;
+  w->chain_max = w->chain_min = w->chain_sum = w->chain_ctas = 0;
   for (;;) {
     if (job->failed.load(std::memory_order_relaxed)) break;
     unsigned b = job->next.fetch_add(1);
@@ -1131,6 +1177,7 @@ VK_SIMT_API int vk_simt_barrier(int kind, int pred, const char* file, int line) 
     const int r = B.bar_acc;
     B.bar_arrived = 0;
     w->view.c.barriers++;
+    chain_join(w, 0, B.n, 0xffffffffu);
     rc_barrier(w);
     for (int i = 0; i < B.n; ++i) {
       Fiber& o = w->fibers[size_t(i)];
@@ -1196,6 +1243,7 @@ VK_SIMT_API void vk_simt_collective(CollArgs* a, const char* file, int line) {
     const Group done = *g;
     B.warp_open[size_t(wp)] &= ~(1u << int(g - &B.groups[size_t(wp) * 32]));  // close it
     compute_group(w, wp, done);
+    chain_join(w, wp * 32, std::min(32, B.n - wp * 32), m);
     rc_collective(w, wp, done.kind, done.param, m, __builtin_return_address(0));
     w->view.c.collectives++;
     for (int l = 0; l < 32; ++l) {
@@ -1243,7 +1291,12 @@ VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid) {
   if ((reinterpret_cast<uintptr_t>(smem) | (valid ? reinterpret_cast<uintptr_t>(gmem) : 0)) % 16)
     fail_here(w, fmt("cp_async_16: addresses must be 16-byte aligned (shared %p, global %p)", smem, gmem));
   rc_cp_issue(w, smem, gmem, valid, __builtin_return_address(0));
+  chain_end(w, *w->cur, valid ? 0 : 1);  // a valid copy's 16-byte load was counted already
   w->cur->cp.push_back(AsyncCopy{smem, gmem, valid, -1});
+}
+VK_SIMT_API void vk_simt_chain_end(void) {
+  Worker* w = cur_worker();
+  if (w && w->cur) chain_end(w, *w->cur, 1);
 }
 VK_SIMT_API void vk_simt_cp_async_commit(void) {
   Worker* w = cur_worker();
@@ -1501,6 +1554,11 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     r.atomics += c.atomics; r.barriers += c.barriers; r.collectives += c.collectives;
     r.switches += c.switches;
     for (int i = 0; i < kMaxTensors; ++i) { r.t_ld[i] += w->t_ld[i]; r.t_st[i] += w->t_st[i]; }
+    if (w->chain_ctas) {
+      r.chain_min = r.chain_ctas ? std::min(r.chain_min, w->chain_min) : w->chain_min;
+      r.chain_max = std::max(r.chain_max, w->chain_max);
+      r.chain_sum += w->chain_sum; r.chain_ctas += w->chain_ctas;
+    }
   }
   {
     std::lock_guard<std::mutex> lk(g_mutex);

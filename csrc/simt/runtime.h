@@ -99,6 +99,8 @@ VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store);
 // cp.async bookkeeping for the calling thread.
 VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid);
 VK_SIMT_API void vk_simt_cp_async_commit(void);
+// The calling thread's load chain ends here (vk::chain_end: its next load is the first bulk one).
+VK_SIMT_API void vk_simt_chain_end(void);
 VK_SIMT_API void vk_simt_cp_async_wait(int n);
 // A device-side failure (trap, assert, bad argument to an intrinsic): ends the launch with an error
 // that names the kernel, block and thread; never returns inside a kernel.

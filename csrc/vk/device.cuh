@@ -54,6 +54,10 @@ VK_DEVICE void cp_async_16(void* smem_dst, const void* gmem_src, bool valid = tr
                "l"(gmem_src), "r"(src_bytes));
 }
 VK_DEVICE void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Marks where a thread's chain of dependent loads ends in a kernel without cp.async (its next load is the
+// first of its bulk data). No instruction on the GPU; the emulator records the chain's depth per CTA
+// (the first cp.async ends a chain by itself).
+VK_DEVICE void chain_end() {}
 // Wait until at most N committed groups are still in flight (then __syncthreads() to publish).
 template <int N> VK_DEVICE void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
