@@ -13,14 +13,14 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
 
 # %% auto #0
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
-           'FEATURES', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES',
-           'COUNTS_VERSION', 'MMA_FLOPS', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'Shape', 'shapes',
-           'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role',
-           'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound', 'paged_bound',
-           'triton_bound', 'chain_cache', 'flashinfer_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'measure',
-           'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows',
-           'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'table', 'plot', 'save', 'run_measured',
-           'run_model', 'sweep_lists', 'add_parser', 'main']
+           'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES',
+           'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL',
+           'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile',
+           'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate',
+           'count_model', 'plan_bound', 'paged_bound', 'triton_bound', 'chain_cache', 'flashinfer_mla', 'device_info',
+           'device_copy_GBps', 'batch_plan', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
+           'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
+           'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -99,7 +99,8 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
-            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas')
+            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words')
+RUN_CHECK_THREADS = 256   # the run-check kernel's block: one warp a CTA of the main kernel's grid
 RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
 def schedule_features(sch:dict) -> dict:
@@ -114,7 +115,10 @@ def schedule_features(sch:dict) -> dict:
                 split_rows=sch['split_rows'], split_row_splits=sch['split_row_splits'],
                 kv_entries=(E := sum(r['prefix_len'] for r in sch['table']['requests'])), runs_blocks=math.ceil(E / RUNS_THREADS),
                 runs_warps=math.ceil(E / 32), run_check_ctas=sum(x['prefix_keys'] >= 2 for x in c),
-                run_words=len({x['index_start'] >> 5 for x in c if x['prefix_keys'] >= 2}), one_key_ctas=sum(x['prefix_keys'] == 1 for x in c))
+                run_words=len({x['index_start'] >> 5 for x in c if x['prefix_keys'] >= 2}), one_key_ctas=sum(x['prefix_keys'] == 1 for x in c),
+                run_check_blocks=math.ceil(sch['grid'] / (RUN_CHECK_THREADS // 32)),      # the run-check kernel: a warp a CTA of the grid ...
+                run_span_words=sum(((x['index_start'] + x['prefix_keys'] - 2) >> 5) - (x['index_start'] >> 5) + 1   # ... reads every adjacency
+                                   for x in c if x['prefix_keys'] >= 2))                                             # word of its prefix keys
 
 def hmma_per_tile() -> int:
     "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
@@ -136,9 +140,9 @@ def smem_bytes_per_tile() -> dict:
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
 PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
 LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
-ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'runs', 'paged_verify_kernel': 'main',
-         'paged_verify_combine_kernel': 'combine'}   # the run check (each CTA's run_first, from the adjacency bits) counts with the runs kernel
-BATCH_ROLES, LAYER_ROLES = ('plan', 'runs'), ('main', 'combine')   # once a forward batch; every layer
+ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'run_check', 'paged_verify_kernel': 'main',
+         'paged_verify_combine_kernel': 'combine'}   # run_check: each CTA's run_first in its work descriptor, from the adjacency bits
+BATCH_ROLES, LAYER_ROLES = ('plan', 'runs', 'run_check'), ('main', 'combine')   # once a forward batch; every layer
 
 def launch_role(kernel:str) -> str:
     "The role of a launch of the paged family by its kernel's name: 'plan' or 'runs' (once a batch), 'main' or 'combine' (every layer)."
@@ -262,7 +266,7 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 4   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains
+COUNTS_VERSION = 5   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -293,7 +297,7 @@ def plan_bound(c:dict, gpu:dict) -> dict:
     g = lambda k: c.get(k, 0.0)
     tot = lambda x: sum(g(f'{r}.{x}') for r in BATCH_ROLES)
     uniq = sum(v for k, v in c.items() if k.startswith(('plan.unique_loaded.', 'plan.unique_stored.')))   # both kernels: one trace
-    glob_plan, glob_runs = (g(f'{r}.ld_bytes') + g(f'{r}.st_bytes') for r in BATCH_ROLES)
+    glob_plan, glob_runs = (sum(g(f'{r}.ld_bytes') + g(f'{r}.st_bytes') for r in rs) for rs in (('plan',), ('runs', 'run_check')))
     l1 = SMEM_BYTES_PER_CLK * gpu['boost_hz']                                  # one SM's L1 path; the runs kernel spreads over every SM
     t_dram, t_l1 = uniq / gpu['dram_Bps'], glob_plan / l1 + glob_runs / (l1 * gpu['sms'])
     return dict(plan_launches=tot('launches'), plan_ctas=tot('grid'), plan_barriers=tot('barriers'),

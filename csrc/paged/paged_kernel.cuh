@@ -349,7 +349,8 @@ __device__ __forceinline__ bool work_in_bounds(const PagedVerifyParams& p, const
          int64_t(w.q_start) + w.n <= p.num_tokens && w.num_keys >= 1 && w.prefix_keys >= 0 && w.prefix_keys <= w.num_keys &&
          w.draft0 >= 0 && w.draft0 + (w.num_keys - w.prefix_keys) <= w.n && w.m_tile >= 0 &&
          int64_t(w.m_tile) * 64 < int64_t(w.n) * p.num_heads && w.slot >= -1 && w.slot < p.partial_slots &&
-         w.index_start >= 0 && w.index_start + w.prefix_keys <= p.kv_indices_len && w.L >= 0 && w.key_begin >= 0;
+         (w.prefix_keys == 0 || (w.index_start >= 0 && w.index_start + w.prefix_keys <= p.kv_indices_len)) &&  // a drafts-only
+         w.L >= 0 && w.key_begin >= 0;                                                                      // CTA reads no index
 }
 
 template <typename Tr>
