@@ -12,13 +12,13 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'H200_MMA', 'FAMILIES', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step',
-           'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
-           'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching',
-           'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches', 'step_parity',
-           'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets', 'target_dir',
-           'build_one', 'build_all', 'add_build_parser', 'build_main', 'main', 'find_sanitizer', 'sanitize_rows',
-           'step_sanitize']
+__all__ = ['MMA_MODES', 'H200_MMA', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot',
+           'Step', 'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values',
+           'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs',
+           'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches',
+           'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets',
+           'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser', 'fuzz_main',
+           'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -664,6 +664,37 @@ def build_main(a) -> int:
     rows = build_all(a.impl, a.arch, fams, min(jobs, len(targets)))
     return 1 if any(r['status'] == 'FAIL' for r in rows) else 0
 
+# %% ../nbs/80_check.ipynb #8d4cc69b
+def add_fuzz_parser(sub):
+    f = sub.add_parser('fuzz', help="the property-based campaign (chapter 08): random valid batches against the fp64 oracle, malformed calls, "
+                                    "the planner; writes summary.json and a reproducer for each failure")
+    f.add_argument('--examples', type=int, default=None, help='examples in all, split over the properties (default 100 when --minutes is not given)')
+    f.add_argument('--seed', type=int, default=0, help='the first round\'s Hypothesis seed (later rounds: seed + 1, ...)')
+    f.add_argument('--impl', choices=('cuda', 'simt'), default=None, help='cuda: this GPU (default where one is visible); simt: the CPU emulator')
+    f.add_argument('--minutes', type=float, default=None, help='stop after this many minutes (with --examples: whichever comes first)')
+    f.add_argument('--out', default='out/fuzz', help='where summary.json and the reproducers go (default out/fuzz)')
+    f.add_argument('--no-progress', action='store_true')
+
+def fuzz_main(a) -> int:
+    "`verify-kernel fuzz`: run `campaign.fuzz`, print one line, exit 0 (every example held), 1 (one failed) or 2 (bad argument)."
+    from verify_kernel import campaign
+    impl = a.impl or ('cuda' if torch.cuda.is_available() else 'simt')
+    try: s = campaign.fuzz(a.examples, a.seed, impl, a.minutes, a.out, progress=not a.no_progress)
+    except campaign.VerifyArgError as e: print(f"verify-kernel fuzz: {e}", file=sys.stderr); return 2
+    by = ', '.join(f"{c} {b['examples']}" for c, b in s['by_class'].items())
+    print(f"verify-kernel fuzz on {s['device']}: {s['examples']} examples ({by}) in {s['seconds']:.0f} s: "
+          f"{'PASS' if s['passed'] else 'FAIL'}, {s['failures']} failed, {s['wrong_rows']} wrong rows, {s['crashes']} crashes; "
+          f"worst error {s['worst_error_relative_to_bound']:.3f} of the bound (LSE {s['worst_lse_error_relative_to_bound']:.3f})"
+          f"\nsummary: {(Path(a.out)/'summary.json').resolve()}" + ''.join(f"\nreproducer: {p}" for p in s['reproducers']))
+    return 0 if s['passed'] else 1
+
+FUZZ_NEXT = ("next: verify-kernel fuzz --minutes 10 - the property-based campaign (chapter 08) on this machine: random valid batches "
+             "against the fp64 oracle, malformed calls, the planner; summary.json and any reproducer in out/fuzz")
+
+def next_step(results:list) -> str|None:
+    "What `check` suggests after its verdict: `verify-kernel fuzz` when no step failed, else nothing (fix the failing layer first)."
+    return None if any(r.status == 'FAIL' for r in results) else FUZZ_NEXT
+
 # %% ../nbs/80_check.ipynb #6d4904f5
 def main(argv=None):
     "verify-kernel: the project's command line. `verify-kernel check [--full]` is the main job."
@@ -686,8 +717,10 @@ def main(argv=None):
     add_build_parser(sub)
     from verify_kernel import ab      # `verify-kernel ab`: nbs/81_ab.ipynb
     ab.add_parser(sub)
+    add_fuzz_parser(sub)              # `verify-kernel fuzz`: the campaign of nbs/08_campaign.ipynb
     a = ap.parse_args(argv)
     if a.cmd == 'ab': return ab.main(a)
+    if a.cmd == 'fuzz': return fuzz_main(a)
     if a.cmd == 'bench': return bench.main(a)
     if a.cmd == 'build': return build_main(a)
     if a.model:   # a bad --model is reported before anything runs (exit 1 with the reason), never after a minute of other steps
@@ -711,6 +744,7 @@ def main(argv=None):
     results = run_steps(steps, out, stop_on_fail=not a.keep_going)
     md = write_report(results, out, env)
     print(f"\n{verdict(results)}\nreport: {md.resolve()}\njson: {(out/'check.json').resolve()}")
+    if (nxt := next_step(results)): print(nxt)
     return 1 if any(r.status == 'FAIL' for r in results) else 0
 
 

@@ -86,6 +86,7 @@ def check_verify_args(q_extend, k_extend, v_extend, k_buffer, v_buffer, qo_indpt
     if k_buffer.shape[2] != Dk: bad('k_buffer', f'[S, H_kv, Dk] with Dk = {Dk} (from q_extend)', f'shape {_shape(k_buffer)}')
     if _shape(v_buffer)[:2] != (S, Hkv): bad('v_buffer', f'[S, H_kv, Dv] with S, H_kv = {(S, Hkv)} (from k_buffer)', f'shape {_shape(v_buffer)}')
     if Hkv < 1 or H % Hkv: bad('q_extend', f'a head count H divisible by the KV heads ({Hkv})', f'H = {H}')
+    if Dk < 1: bad('q_extend', 'a head dim Dk >= 1 (its last dim)', f'shape {_shape(q_extend)}')   # else 1/sqrt(Dk) divides by zero
     if o is not None and _shape(o) != (T, H, Dv): bad(o_name, f'[T, H, Dv] = {(T, H, Dv)}', f'shape {_shape(o)}')
     if qo_indptr.numel() < 1: bad('qo_indptr', 'of length B + 1 >= 1', 'an empty tensor')
     B = qo_indptr.numel() - 1
