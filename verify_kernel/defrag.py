@@ -617,12 +617,12 @@ def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is re
                 rep.skipped.append(dict(info, reason=f'over the byte budget: needs {n * per_token} B, {left} B left')); continue
             run = src.take(n, after)                        # continues the run before the span (the prefix) when room there
             if run is None: rep.skipped.append(dict(info, reason=f'no free run of {n} slots')); continue
-            old_d, new = torch.from_numpy(old).to(r2t.device), torch.from_numpy(run).to(r2t.device)
-            try:
+            try:                                            # from the take to the row rewrite: undone as a whole on any exception
+                old_d, new = torch.from_numpy(old).to(r2t.device), torch.from_numpy(run).to(r2t.device)
                 for v in views: v.index_copy_(0, new, v.index_select(0, old_d))
+                r2t[r, s:e] = new.to(r2t.dtype)             # one write: the row points at the old slots or at the new run
             except BaseException:
-                src.untake(run); raise                      # the row still points at the old slots: nothing half-moved
-            r2t[r, s:e] = new.to(r2t.dtype)
+                src.untake(run); raise                      # the run back to the free list; the old slots still hold the KV
             src.free(old_d)
             left -= n * per_token
             rep.moved.append(dict(info, runs_before=runs, dst=int(run[0]), bytes=n * per_token))
