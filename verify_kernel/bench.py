@@ -102,7 +102,8 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
-            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words')
+            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words',
+            'run_union_words')
 RUN_CHECK_THREADS = 256   # the run-check kernel's block: one warp a CTA of the main kernel's grid
 RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
@@ -121,7 +122,9 @@ def schedule_features(sch:dict) -> dict:
                 run_words=len({x['index_start'] >> 5 for x in c if x['prefix_keys'] >= 2}), one_key_ctas=sum(x['prefix_keys'] == 1 for x in c),
                 run_check_blocks=math.ceil(sch['grid'] / (RUN_CHECK_THREADS // 32)),      # the run-check kernel: a warp a CTA of the grid ...
                 run_span_words=sum(((x['index_start'] + x['prefix_keys'] - 2) >> 5) - (x['index_start'] >> 5) + 1   # ... reads every adjacency
-                                   for x in c if x['prefix_keys'] >= 2))                                             # word of its prefix keys
+                                   for x in c if x['prefix_keys'] >= 2),                                             # word of its prefix keys
+                run_union_words=len({w for x in c if x['prefix_keys'] >= 2                  # the distinct adjacency words all the checks read
+                                     for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}))   # (M tiles of a split share theirs)
 
 def hmma_per_tile() -> int:
     "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
