@@ -15,12 +15,15 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
            'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES',
            'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL',
-           'MIN_TILES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile',
+           'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS',
+           'SCHEDULE_BUDGET_S', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile',
            'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate',
            'count_model', 'plan_bound', 'paged_bound', 'triton_bound', 'chain_cache', 'flashinfer_mla', 'device_info',
            'device_copy_GBps', 'batch_plan', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
            'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
-           'split_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main']
+           'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
+           'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'table', 'plot', 'save',
+           'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -99,7 +102,8 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
-            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words')
+            'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words',
+            'run_union_words')
 RUN_CHECK_THREADS = 256   # the run-check kernel's block: one warp a CTA of the main kernel's grid
 RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
@@ -118,7 +122,9 @@ def schedule_features(sch:dict) -> dict:
                 run_words=len({x['index_start'] >> 5 for x in c if x['prefix_keys'] >= 2}), one_key_ctas=sum(x['prefix_keys'] == 1 for x in c),
                 run_check_blocks=math.ceil(sch['grid'] / (RUN_CHECK_THREADS // 32)),      # the run-check kernel: a warp a CTA of the grid ...
                 run_span_words=sum(((x['index_start'] + x['prefix_keys'] - 2) >> 5) - (x['index_start'] >> 5) + 1   # ... reads every adjacency
-                                   for x in c if x['prefix_keys'] >= 2))                                             # word of its prefix keys
+                                   for x in c if x['prefix_keys'] >= 2),                                             # word of its prefix keys
+                run_union_words=len({w for x in c if x['prefix_keys'] >= 2                  # the distinct adjacency words all the checks read
+                                     for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}))   # (M tiles of a split share theirs)
 
 def hmma_per_tile() -> int:
     "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
@@ -630,6 +636,115 @@ def split_table(rows:list[dict], model:list[dict]=()) -> str:
     return '\n'.join(head + [f"| {N} | " + ' | '.join(fmt(N, m) for m in mts) + ' |' for N in sorted({r['N'] for r in rows})])
 
 
+# %% ../nbs/90_bench.ipynb #4c4ffb9e
+SCHEDULE_PREFIXES, SCHEDULE_HEADS, SCHEDULE_DRAFTS, SCHEDULE_FLOORS = (1024, 4096, 16384, 65536), (8, 16), (4, 8, 16), (1, 2, 4, 8)
+SCHEDULE_BUDGET_S = 300.0   # the sweep's share of `verify-kernel check`'s time
+
+def _agree(out, ref) -> tuple:
+    "(largest difference, agrees): a rounding apart, the splits test's tolerance (chapter 03); (nan, True) when the timer keeps no output."
+    if out is None or ref is None: return math.nan, True
+    diff = (out.float() - ref.float()).abs().max().item()
+    return diff, bool(diff <= 2 * 2**-8 * ref.float().abs().max().item())
+
+def schedule_sweep(timer, prefixes=SCHEDULE_PREFIXES, heads=SCHEDULE_HEADS, drafts=SCHEDULE_DRAFTS, floors=SCHEDULE_FLOORS,
+                   budget_s:float=SCHEDULE_BUDGET_S, progress:bool=False, clock=time.monotonic) -> dict:
+    """Every floor timed at every shape by `timer(shape, knobs) -> {'us', 'out'}` (`out`: the call's output, or None), grouped by (heads,
+    drafts); a group that the longest so far says would overrun `budget_s` is skipped whole. {'rows', 'skipped', 'seconds', 'budget_s'}."""
+    from tqdm.auto import tqdm
+    rows, skipped, t0, longest = [], [], clock(), 0.0
+    groups = [(H, n) for H in heads for n in drafts]
+    for H, n in tqdm(groups, desc='schedule sweep', disable=not progress, unit='group'):
+        g0 = clock()
+        if rows and g0 - t0 + longest > budget_s: skipped.append(f'H{H}-n{n}'); continue
+        for N in prefixes:
+            ref = None
+            for f in floors:
+                r = timer(Shape(N, n, H), dict(min_tiles_per_split=f))
+                ref = r.get('out') if ref is None else ref
+                diff, ok = _agree(r.get('out'), ref)
+                rows.append(dict(H=H, n=n, N=N, min_tiles_per_split=f, us=float(r['us']), max_diff=diff, agrees=ok))
+        longest = max(longest, clock() - g0)
+    return dict(rows=rows, skipped=skipped, seconds=clock() - t0, budget_s=budget_s)
+
+def schedule_winners(res:dict) -> dict:
+    """Per 'H<heads>-n<drafts>': the floor whose worst ratio to the best time at each prefix is smallest (ties: the larger floor, fewer
+    partials), among the floors whose output agreed at every prefix: {key: {'min_tiles_per_split', 'worst_ratio'}}."""
+    out = {}
+    for H, n in dict.fromkeys((r['H'], r['n']) for r in res['rows']):
+        g = [r for r in res['rows'] if (r['H'], r['n']) == (H, n)]
+        best = {N: min(r['us'] for r in g if r['N'] == N and r['agrees']) for N in {r['N'] for r in g}}
+        cand = {}
+        for f in dict.fromkeys(r['min_tiles_per_split'] for r in g):
+            fr = [r for r in g if r['min_tiles_per_split'] == f]
+            if all(r['agrees'] for r in fr): cand[f] = max(r['us'] / best[r['N']] for r in fr)
+        f = min(cand, key=lambda f: (cand[f], -f))
+        out[f'H{H}-n{n}'] = dict(min_tiles_per_split=f, worst_ratio=cand[f])
+    return out
+
+def write_schedule(res:dict, path, gpu:str, source:str) -> Path:
+    "The winners of `res` as the schedule JSON `paged.load_schedule` reads (with the sweep's rows, what it skipped and where it ran)."
+    w = schedule_winners(res)
+    d = dict(version=paged.SCHEDULE_VERSION, gpu=gpu, source=source, date=_now(), machine=platform.machine(),
+             knobs={k: dict(min_tiles_per_split=v['min_tiles_per_split']) for k, v in w.items()},
+             worst_ratio={k: v['worst_ratio'] for k, v in w.items()}, skipped=res['skipped'], seconds=res['seconds'],
+             budget_s=res['budget_s'], rows=res['rows'])
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(d, indent=1, default=float))
+    paged.read_schedule(path)           # what the backend will read: checked as it will be
+    return path
+
+def schedule_table(res:dict, what:str) -> str:
+    "The sweep as a markdown table: us per floor at each (heads, drafts, prefix), the winner per (heads, drafts); `what` heads it (measured or model, where, when)."
+    if not res['rows']: return f"{what}: (no rows)"
+    w, fl = schedule_winners(res), list(dict.fromkeys(r['min_tiles_per_split'] for r in res['rows']))
+    cell = {(r['H'], r['n'], r['N'], r['min_tiles_per_split']): r for r in res['rows']}
+    head = [f"{what}: one layer's call at each split floor (16-key tiles), us; `*` the winner of its (H, n); `!` output disagreed\n",
+            '| H | n | N | ' + ' | '.join(f'floor {f}' for f in fl) + ' | winner (worst ratio) |', '|---|---|---|' + '---|' * (len(fl) + 1)]
+    body = []
+    for H, n, N in dict.fromkeys((r['H'], r['n'], r['N']) for r in res['rows']):
+        k = w[f'H{H}-n{n}']
+        fmt = lambda f: (lambda r: '-' if r is None else f"{r['us']:.2f}" + ('*' if f == k['min_tiles_per_split'] else '') + ('' if r['agrees'] else '!'))(cell.get((H, n, N, f)))
+        body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {k['min_tiles_per_split']} ({k['worst_ratio']:.2f}) |")
+    tail = [f"\nskipped (time budget {res['budget_s']:.0f} s): {', '.join(res['skipped'])}"] if res['skipped'] else []
+    return '\n'.join(head + body + tail)
+
+# %% ../nbs/90_bench.ipynb #2c935eb5
+def gpu_schedule_timer(reps:int=20):
+    "`schedule_sweep`'s timer on this GPU: one layer's call, its plan made at the knobs outside the timed region (CUDA graphs, L2 flushed, median), us."
+    held = {}
+    def timer(shape:Shape, knobs:dict) -> dict:
+        if held.get('shape') != shape:          # one input set a shape, every floor timed on it
+            held.clear(); torch.cuda.empty_cache()
+            d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=7)
+            held.update(shape=shape, d=d, ws=paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda'))
+        d = held['d']
+        plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'])
+        us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
+        return dict(us=us, out=d['o_extend'].clone())
+    return timer
+
+def emulator_schedule_timer(reps:int=1):
+    """`schedule_sweep`'s timer on the CPU: the SIMT emulator standing in for a GPU - the wall time of one layer's emulated call (its
+    plan made at the knobs, outside the timed region), us. It runs the real kernels and checks their outputs; its times are the emulator's, not a GPU's."""
+    held = {}
+    def timer(shape:Shape, knobs:dict) -> dict:
+        if held.get('shape') != shape: held.clear(); held.update(shape=shape, d=gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, device='cpu', seed=7))
+        d = held['d']
+        plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'])
+        t0 = time.perf_counter()
+        for _ in range(reps): verify_attn_fwd(**d, plan=plan, check_args=False)
+        return dict(us=(time.perf_counter() - t0) / reps * 1e6, out=d['o_extend'].clone())
+    return timer
+
+def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=None):
+    "`schedule_sweep`'s timer from the model: the lower bound on one layer's call at the knobs (`paged_bound`), us; `models`: fitted `CountModel`s by (n, H, bs)."
+    gpu, ms = gpu_spec(gpu_name), dict(models or {})
+    def timer(shape:Shape, knobs:dict) -> dict:
+        key = (shape.n, shape.H, shape.bs)
+        if key not in ms: ms[key] = count_model(*key, cache=cache)
+        return dict(us=paged_bound(shape, gpu, ms[key], knobs['min_tiles_per_split'])['bound_us'], out=None)
+    return timer
+
 # %% ../nbs/90_bench.ipynb #b20spl04
 def _f(x, fmt, unit=''):
     return '-' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt) + unit
@@ -745,6 +860,9 @@ def add_parser(sub):
     b.add_argument('--measured', nargs='*', help='CSVs of earlier GPU runs to show beside the model (default: out/bench/*measured*.csv)')
     b.add_argument('--reps', type=int, default=20, help='graph replays a timing (median; Triton: a quarter)')
     b.add_argument('--out', default='out/bench', help='where the CSV, JSON and plot go (default out/bench)')
+    b.add_argument('--schedule', action='store_true', help="sweep the schedule's knobs (split floor) at 1K-64K keys, H 8/16, n 4/8/16 and write the "
+                   "winners to OUT/schedule-<gpu>.json for the backend ($VERIFY_KERNEL_SCHEDULE); with --model: the bound's winners (the model's defaults)")
+    b.add_argument('--schedule-budget', type=float, default=SCHEDULE_BUDGET_S, help=f'seconds the --schedule sweep may take (default {SCHEDULE_BUDGET_S:.0f})')
     b.add_argument('--no-progress', action='store_true')
     return b
 
@@ -752,6 +870,7 @@ def main(a) -> int:
     "`verify-kernel bench` with the parsed arguments `a`."
     sweep = shapes(*sweep_lists(a))
     out = Path(a.out)
+    if a.schedule: return schedule_main(a, out)
     cc = torch.cuda.get_device_capability() if torch.cuda.is_available() else None
     def peers():   # after the header line, which says whether this is a measurement or a model
         print('peers on this sweep' + (f' (cc {cc[0]}.{cc[1]})' if cc else '') + ':')
@@ -774,4 +893,26 @@ def main(a) -> int:
         rows, files = run_measured(sweep, out, reps=a.reps, progress=not a.no_progress)
     print(table(rows))
     print('\n' + '\n'.join(f"{k}: {v.resolve()}" for k, v in files.items()))
+    return 0
+
+def schedule_main(a, out:Path) -> int:
+    "`verify-kernel bench --schedule`: the knob sweep on this GPU (or the bound's, with --model), its table and the schedule JSON; --prefix/--drafts/--heads narrow it."
+    flat = lambda v, d: tuple(dict.fromkeys(x for t in v for x in t)) if v else d
+    grid = dict(prefixes=flat(a.prefix, SCHEDULE_PREFIXES), drafts=flat(a.drafts, SCHEDULE_DRAFTS), heads=flat(a.heads, SCHEDULE_HEADS),
+                budget_s=a.schedule_budget, progress=not a.no_progress)
+    if a.model:
+        gpu = gpu_spec(a.model)
+        res = schedule_sweep(model_schedule_timer(a.model, cache=out/'.cache'), **grid)
+        what, name, source = f"**{MODEL_LABEL}**: lower bounds on {gpu['name']}, computed {_now()}", gpu['name'], MODEL_LABEL
+        path = out/f"schedule-model-{_slug(gpu['key'])}.json"
+    elif torch.cuda.is_available():
+        info = device_info()
+        res = schedule_sweep(gpu_schedule_timer(a.reps), **grid)
+        what, name, source = f"measured on {info['hardware']}, {_now()} (CUDA graphs, L2 flushed, median)", info['gpu'], 'measured'
+        path = out/f"schedule-{_slug(info['gpu'])}.json"
+    else:
+        print("verify-kernel bench --schedule: no CUDA GPU on this machine; add `--model 'RTX PRO 6000'` (or H200) for the bound's winners")
+        return 2
+    print(schedule_table(res, what))
+    print(f"\nschedule: {write_schedule(res, path, name, source).resolve()} (the backend reads it at start-up with {paged.SCHEDULE_ENV}=<that path>)")
     return 0

@@ -536,13 +536,19 @@ def step_graph(out:Path, replays:int=20):
     for r in rows: r['status'] = 'PASS' if r['bitwise'] and r['passed'] else 'FAIL'; r['prefix_lens'] = str(r['prefix_lens'])
     return rows
 
-def step_bench(out:Path, reps:int=20):
-    "(e) a benchmark against SGLang's Triton kernel on identical inputs (L2 flushed), ratios in one run."
+def step_bench(out:Path, reps:int=20, schedule:dict|None=None):
+    """(e) a benchmark against SGLang's Triton kernel on identical inputs (L2 flushed), ratios in one run; then the schedule's knobs swept
+    within their time budget (`bench.schedule_sweep`; `schedule`: its grid and budget), the winners written for the backend, the table in the note."""
     from verify_kernel import bench
     sweep = bench.shapes(prefixes=(4096, 16384, 65536, 131072), drafts=(16,), heads=(8, 16))
     rows = bench.measured_rows(sweep, reps=reps, progress=False)
     png = bench.plot(rows, Path(out)/'bench.png')
-    return 'PASS', rows, f"{len(rows)} shapes measured", [png]
+    info = bench.device_info()
+    res = bench.schedule_sweep(bench.gpu_schedule_timer(reps), **(schedule or {}))
+    js = bench.write_schedule(res, Path(out)/f"schedule-{bench._slug(info['gpu'])}.json", info['gpu'], 'measured')
+    table = bench.schedule_table(res, f"the schedule's knobs measured on {info['hardware']}, {bench._now()} (CUDA graphs, L2 flushed, median)")
+    return 'PASS', rows, (f"{len(rows)} shapes measured; the schedule's winners: {js.name} (the backend reads it with "
+                          f"VERIFY_KERNEL_SCHEDULE={js.resolve()})\n\n{table}"), [png]
 
 # %% ../nbs/80_check.ipynb #b13f02ae
 def trust_steps(suite:str|None=None, impls=None, only=None, kit:bool=True) -> list[Step]:

@@ -4,7 +4,8 @@
 
 # %% ../nbs/03_paged_bf16.ipynb #017a155d
 from __future__ import annotations
-import contextlib, math, sys, threading, time, weakref
+import contextlib, json, math, os, re, sys, threading, time, weakref
+from pathlib import Path
 from numbers import Real
 import torch
 from torch import Tensor
@@ -14,11 +15,12 @@ from .oracle import VerifyArgError, check_verify_args
 # %% auto #0
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
-           'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module',
-           'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace',
-           'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'VerifyPlan', 'plan_verify',
-           'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs',
-           'time_graph']
+           'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
+           'SCHEDULE_VERSION', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served', 'target_ctas',
+           'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
+           'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
+           'schedule_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
+           'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -304,6 +306,60 @@ def empty_workspace_cache():
             for k, v in saved[0].items(): _workspaces.setdefault(k, []).extend(v)
             _pinned.extend(p for p in saved[1] if not any(p is q for q in _pinned))
 
+# %% ../nbs/03_paged_bf16.ipynb #555bc840
+SCHEDULE_ENV = 'VERIFY_KERNEL_SCHEDULE'     # the schedule JSON the backend reads at start-up (`verify-kernel bench --schedule` writes it)
+SCHEDULE_KNOBS = ('min_tiles_per_split',)   # the knobs built (issue 30's row split and fused combine are not)
+SCHEDULE_VERSION = 1
+_KNOB_KEY = re.compile(r'H(\d+)-n(\d+)')
+_schedule = dict(data=None, path=None, reason='none loaded')
+
+def read_schedule(path) -> dict:
+    "A schedule JSON, checked: version, the GPU it was measured on, its source, one knob set per 'H<heads>-n<drafts>'; ValueError names what is wrong."
+    try: d = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e: raise ValueError(f"schedule {path}: cannot read it ({e})") from None
+    if not isinstance(d, dict) or d.get('version') != SCHEDULE_VERSION:
+        raise ValueError(f"schedule {path}: version {d.get('version') if isinstance(d, dict) else None!r}, expected {SCHEDULE_VERSION}")
+    for k in ('gpu', 'source'):
+        if not isinstance(d.get(k), str) or not d[k]: raise ValueError(f"schedule {path}: `{k}` must be a non-empty string")
+    if not isinstance(d.get('knobs'), dict): raise ValueError(f"schedule {path}: `knobs` must be an object")
+    for key, kn in d['knobs'].items():
+        if not _KNOB_KEY.fullmatch(key): raise ValueError(f"schedule {path}: knob key {key!r} is not 'H<heads>-n<drafts>'")
+        if not isinstance(kn, dict) or not kn or set(kn) - set(SCHEDULE_KNOBS):
+            raise ValueError(f"schedule {path}: {key}: knobs must be a non-empty subset of {SCHEDULE_KNOBS}; got {kn!r}")
+        v = kn.get('min_tiles_per_split', 1)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"schedule {path}: {key}: min_tiles_per_split must be an int >= 1; got {v!r}")
+    return d
+
+def load_schedule(path=None, device_name:str|None=None) -> dict|None:
+    """Make the schedule JSON at `path` (default `$VERIFY_KERNEL_SCHEDULE`; neither: the built-in defaults) this process's, for the GPU
+    named `device_name` (None: whatever GPU it names): `plan_verify` and `verify_attn_fwd` take their knobs from it when not given.
+    A file measured on another GPU is set aside (None returned; `schedule_status()` says why); a malformed file raises ValueError."""
+    path = path or os.environ.get(SCHEDULE_ENV) or None
+    if path is None:
+        _schedule.update(data=None, path=None, reason='none loaded'); return None
+    d = read_schedule(path)
+    if device_name is not None and d['gpu'].lower() not in device_name.lower() and device_name.lower() not in d['gpu'].lower():
+        _schedule.update(data=None, path=str(path), reason=f"{path} was measured on {d['gpu']!r}, not this {device_name!r}: built-in defaults")
+        return None
+    _schedule.update(data=d, path=str(path), reason=f"{path} ({d['source']}, {d['gpu']})")
+    return d
+
+def schedule_status() -> str:
+    "Which schedule the process uses: the file, or why the built-in defaults stand."
+    return _schedule['reason']
+
+def schedule_knobs(num_heads:int, max_len_extend:int) -> dict:
+    """The knobs for a batch of `num_heads` heads and at most `max_len_extend` drafts a request: the loaded schedule's entry of the same
+    heads and the nearest drafts at or above (else the largest swept), or the built-in defaults; `source` says which."""
+    out = dict(min_tiles_per_split=MIN_TILES_PER_SPLIT, source='built-in default')
+    d = _schedule['data']
+    if d:
+        ns = sorted(int(m[2]) for k in d['knobs'] if (m := _KNOB_KEY.fullmatch(k)) and int(m[1]) == num_heads)
+        if ns:
+            n = next((x for x in ns if x >= max_len_extend), ns[-1])
+            out.update(d['knobs'][f'H{num_heads}-n{n}'], source=f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}")
+    return out
+
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
            8: 'mask block outside custom_mask', 16: 'no partial room'}
@@ -375,7 +431,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 *, num_tokens:int,  # T rows of q_extend
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
-                min_tiles_per_split:int|None=None,
+                min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`, the loaded schedule's or 8)
                 runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
@@ -396,7 +452,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
             raise VerifyArgError(f"{fn}: `{name}` must be an int in [{lo}, {hi}]; got {v!r}")
     impl = build.resolve_impl(impl, qo_indptr)
     ctas = target_ctas(impl, dev, num_sms)
-    mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
+    mts = schedule_knobs(num_heads, max_len_extend)['min_tiles_per_split'] if min_tiles_per_split is None else min_tiles_per_split   # the loaded schedule's, else 8
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
     if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
@@ -446,7 +502,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                     lse_extend:Tensor|None=None,  # [T, H] float32: also write the natural-log LSE
                     workspace:Tensor|None=None,   # uint8 scratch (default: a cached one per device)
                     num_sms:int|None=None,        # override the SM count the split schedule aims at
-                    min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (default 8)
+                    min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`, the loaded schedule's or 8)
                     check_values:bool|None=None,  # validate indptr/index values (default: on CPU tensors only)
                     plan:VerifyPlan|None=None,    # this batch's plan (`plan_verify`): no planning in this call
                     check_args:bool=True,         # False: skip the Python-side checks (a caller that validated the batch once)
@@ -477,7 +533,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
         workspace, ctas, mts = plan.workspace, plan.target_ctas, plan.min_tiles_per_split
     else:
         ctas = target_ctas(impl, q_extend.device, num_sms)
-        mts = MIN_TILES_PER_SPLIT if min_tiles_per_split is None else min_tiles_per_split
+        mts = schedule_knobs(q_extend.shape[1], max_len_extend)['min_tiles_per_split'] if min_tiles_per_split is None else min_tiles_per_split
         if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
             raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
         if workspace is None:

@@ -212,6 +212,9 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         self._vk_calls = 0
         self.vk_active = self.vk_config.mode != 'off' and self.use_mla
         self.vk_refusal = self._vk_static_refusal(model_runner) if self.vk_active else None
+        if self.vk_active:   # the schedule's knobs a GPU sweep chose ($VERIFY_KERNEL_SCHEDULE, chapter 90): read now, a malformed file stops start-up here
+            dev = torch.device(self.device)
+            paged.load_schedule(device_name=torch.cuda.get_device_name(dev) if dev.type == 'cuda' else 'SIMT emulator')
         if self.vk_active:                        # the verify hook of TritonAttnBackend.forward_extend; Dynamo does not
             self.use_verify_shared_kv = True      # trace into it (its lock, id() and data_ptr() calls), as SGLang's own hook
             self.verify_shared_kv_fwd = torch.compiler.disable(self._vk_hook)
