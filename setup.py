@@ -58,5 +58,7 @@ setuptools.setup(
         'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
         # SGLang's plugin group: load_plugins() calls register(), which adds `--attention-backend verify_kernel`
         'sglang.srt.plugins': ['verify_kernel = verify_kernel.backend:register'],
+        # vLLM's plugin group: load_general_plugins() calls register(), which adds `--attention-backend VERIFY_KERNEL_MLA`
+        'vllm.general_plugins': ['verify_kernel = verify_kernel.vllm_plugin:register'],
     },
     **setup_cfg)

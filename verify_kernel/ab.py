@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CONTEXTS', 'BACKENDS', 'BENCH_MODULE', 'RESULT_KEYS', 'DETAIL_KEYS', 'PROBE_IDS', 'STATS_MARK', 'ABConfig',
-           'server_command', 'bench_command', 'commands', 'add_parser', 'config_from_args', 'main', 'writer_keys',
-           'read_bench', 'leg_metrics', 'probe_prompts', 'greedy_ids', 'read_ids', 'identity', 'compare', 'table',
-           'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line', 'run_ab', 'plot', 'write_report']
+__all__ = ['CONTEXTS', 'BACKENDS', 'ENGINES', 'BENCH_MODULE', 'VLLM_BACKENDS', 'VLLM_METHODS', 'VLLM_CLI', 'RESULT_KEYS',
+           'DETAIL_KEYS', 'PROBE_IDS', 'STATS_MARK', 'ABConfig', 'server_command', 'bench_command', 'commands',
+           'add_parser', 'config_from_args', 'main', 'vllm_server_command', 'vllm_bench_command', 'vllm_commands',
+           'writer_keys', 'read_bench', 'leg_metrics', 'probe_prompts', 'greedy_ids', 'read_ids', 'identity', 'compare',
+           'table', 'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line', 'run_ab', 'plot', 'write_report']
 
 # %% ../nbs/81_ab.ipynb #7c87d05c
 CONTEXTS = (128, 4096, 23000, 91000)   # the short prompt, then ~4K, ~23K and ~91K tokens of context
 BACKENDS = ('triton', 'verify_kernel')  # leg A (SGLang's Triton verify path) and leg B (this project's kernel)
+ENGINES = ('sglang', 'vllm')
 BENCH_MODULE = 'sglang.benchmark.serving'  # what `python -m sglang.bench_serving` runs in 0.5.23 (bench_serving.py re-exports it)
 
 @dataclass
@@ -39,11 +41,14 @@ class ABConfig:
     out: str = 'out/ab'
     ready_timeout: float = 1800.0            # seconds a server may take to start (first start compiles kernels: run `verify-kernel build`)
     python: str = sys.executable
+    engine: str = 'sglang'                   # 'sglang', or 'vllm': `vllm serve` with TRITON_MLA vs VERIFY_KERNEL_MLA, `vllm bench serve` (commands only so far)
+    num_speculative_tokens: int = 3          # vLLM's speculative config (SGLang takes its own flags through --server-arg)
 
     def __post_init__(self):
         if bool(self.url_a) != bool(self.url_b): raise ValueError("--url-a and --url-b: give both (attach to two running servers) or neither (launch them)")
         if self.draft_model_path and not self.speculative_algorithm:
             raise ValueError("--draft-model-path needs --speculative-algorithm (e.g. EAGLE)")
+        if self.engine not in ENGINES: raise ValueError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.tp < 1: raise ValueError(f"--tp must be >= 1, got {self.tp}")
         if not self.contexts or any(int(c) < 1 for c in self.contexts): raise ValueError(f"--contexts must be positive token counts, got {self.contexts}")
         self.contexts = tuple(int(c) for c in self.contexts)
@@ -77,6 +82,7 @@ def bench_command(cfg:ABConfig, leg:str, context:int, output_file:str) -> list[s
 
 def commands(cfg:ABConfig) -> list[tuple[str, list[str]]]:
     "Every command the A/B runs, in order: (what, argv)."
+    if cfg.engine == 'vllm': return vllm_commands(cfg)
     out = []
     for leg, backend in zip('AB', BACKENDS):
         if not cfg.url_a: out.append((f"server {leg} ({backend})", server_command(cfg, backend, cfg.port + (leg == 'B'))))
@@ -102,13 +108,16 @@ def add_parser(sub):
     p.add_argument('--out', default='out/ab', help='where ab.md, ab.json, ab.png, the logs and the JSONL files go')
     p.add_argument('--ready-timeout', type=float, default=1800, help='seconds a server may take to start')
     p.add_argument('--dry-run', action='store_true', help='print the exact commands and exit')
+    p.add_argument('--engine', choices=ENGINES, default='sglang', help="sglang (default), or vllm: `vllm serve` with --attention-backend TRITON_MLA vs VERIFY_KERNEL_MLA and `vllm bench serve` (with --dry-run only, so far)")
+    p.add_argument('--num-speculative-tokens', type=int, default=3, help='vLLM: num_speculative_tokens of --speculative-config (default 3)')
 
 def config_from_args(a) -> ABConfig:
     try: contexts = tuple(int(x) for x in a.contexts.replace(',', ' ').split())
     except ValueError: raise ValueError(f"--contexts: expected comma-separated token counts, got {a.contexts!r}") from None
     args = tuple(x for s in a.server_arg for x in shlex.split(s.replace('=', ' ', 1) if s.startswith('--') and '=' in s else s))
     return ABConfig(a.model_path, a.draft_model_path, a.speculative_algorithm, a.tp, contexts, a.output_len, a.prompts, a.identity_requests,
-                    port=a.port, url_a=a.url_a, url_b=a.url_b, server_args=args, out=a.out, ready_timeout=a.ready_timeout)
+                    port=a.port, url_a=a.url_a, url_b=a.url_b, server_args=args, out=a.out, ready_timeout=a.ready_timeout,
+                    engine=getattr(a, 'engine', 'sglang'), num_speculative_tokens=getattr(a, 'num_speculative_tokens', 3))
 
 def main(a) -> int:
     try: cfg = config_from_args(a)
@@ -117,11 +126,46 @@ def main(a) -> int:
         for what, cmd in commands(cfg): print(f"# {what}\n{shlex.join(cmd)}")
         print(f"# after each client: {cfg.identity_requests} greedy request(s) of that many tokens to POST <url>/generate; their token ids are compared")
         return 0
+    if cfg.engine == 'vllm':
+        print("verify-kernel ab --engine vllm: only --dry-run is built so far (the commands); run them by hand on the GPU box", file=sys.stderr); return 2
     res = run_ab(cfg)
     print('\n' + table(res['rows']))
     for leg, l in res['legs'].items(): print(f"leg {leg} ({l['backend']}): {l['stats'] or 'no verify_kernel summary line in the log'}")
     print(f"\nreport: {Path(cfg.out).resolve()/'ab.md'}")
     return 1 if res['error'] else 0
+
+# %% ../nbs/81_ab.ipynb #6ec00139
+VLLM_BACKENDS = ('TRITON_MLA', 'VERIFY_KERNEL_MLA')   # vLLM's leg A (its MLA default on sm_120) and leg B (chapter 04b)
+VLLM_METHODS = {'NEXTN': 'mtp'}                       # SGLang's algorithm names that vLLM spells otherwise
+VLLM_CLI = ('-m', 'vllm.entrypoints.cli.main')        # what the `vllm` console script runs
+
+def vllm_server_command(cfg:ABConfig, backend:str, port:int) -> list[str]:
+    "The `vllm serve` command line of one leg: the same model and speculative config, only `--attention-backend` differs."
+    if backend not in VLLM_BACKENDS: raise ValueError(f"backend must be one of {VLLM_BACKENDS}, got {backend!r}")
+    cmd = [cfg.python, *VLLM_CLI, 'serve', cfg.model_path, '--tensor-parallel-size', str(cfg.tp), '--attention-backend', backend,
+           '--host', cfg.host, '--port', str(port)]
+    if cfg.speculative_algorithm:
+        alg = cfg.speculative_algorithm.upper()
+        spec = dict(method=VLLM_METHODS.get(alg, alg.lower()), num_speculative_tokens=cfg.num_speculative_tokens)
+        if cfg.draft_model_path: spec['model'] = cfg.draft_model_path
+        cmd += ['--speculative-config', json.dumps(spec)]
+    return cmd + list(cfg.server_args)
+
+def vllm_bench_command(cfg:ABConfig, leg:str, context:int, result_dir:str) -> list[str]:
+    "vLLM's own client (`vllm bench serve`) at one context: random prompts of exactly `context` tokens, same seed in both legs, one at a time, greedy, one warm-up."
+    return [cfg.python, *VLLM_CLI, 'bench', 'serve', '--backend', 'vllm', '--base-url', cfg.url(leg), '--model', cfg.model_path,
+            '--dataset-name', 'random', '--random-input-len', str(context), '--random-output-len', str(cfg.output_len),
+            '--random-range-ratio', '0.0', '--num-prompts', str(cfg.prompts), '--max-concurrency', '1', '--seed', '1',
+            '--temperature', '0', '--num-warmups', '1', '--save-result', '--result-dir', result_dir,
+            '--result-filename', f'bench_{leg}_{context}.json', '--disable-tqdm']
+
+def vllm_commands(cfg:ABConfig) -> list[tuple[str, list[str]]]:
+    "Every command of the vLLM A/B, in order: (what, argv)."
+    out = []
+    for leg, backend in zip('AB', VLLM_BACKENDS):
+        if not cfg.url_a: out.append((f"server {leg} ({backend})", vllm_server_command(cfg, backend, cfg.port + (leg == 'B'))))
+        out += [(f"client {leg} at {c} tokens", vllm_bench_command(cfg, leg, c, cfg.out)) for c in cfg.contexts]
+    return out
 
 # %% ../nbs/81_ab.ipynb #21f1e6e8
 RESULT_KEYS = ('tag', 'completed', 'duration', 'output_throughput', 'total_output_tokens', 'accept_length',
