@@ -19,8 +19,8 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'SCHEDULE_VERSION', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served', 'target_ctas',
            'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
            'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
-           'schedule_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
-           'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'schedule_knobs', 'split_floor', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch',
+           'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -360,6 +360,13 @@ def schedule_knobs(num_heads:int, max_len_extend:int) -> dict:
             out.update(d['knobs'][f'H{num_heads}-n{n}'], source=f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}")
     return out
 
+def split_floor(given:int|None, num_heads:int, max_len_extend:int, fn:str) -> int:
+    "The split floor a call uses: `given`, else `schedule_knobs`' (the loaded schedule's, else 8); VerifyArgError unless an int >= 1."
+    mts = schedule_knobs(num_heads, max_len_extend)['min_tiles_per_split'] if given is None else given
+    if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
+        raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+    return mts
+
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
            8: 'mask block outside custom_mask', 16: 'no partial room'}
@@ -452,9 +459,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
             raise VerifyArgError(f"{fn}: `{name}` must be an int in [{lo}, {hi}]; got {v!r}")
     impl = build.resolve_impl(impl, qo_indptr)
     ctas = target_ctas(impl, dev, num_sms)
-    mts = schedule_knobs(num_heads, max_len_extend)['min_tiles_per_split'] if min_tiles_per_split is None else min_tiles_per_split   # the loaded schedule's, else 8
-    if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
-        raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+    mts = split_floor(min_tiles_per_split, num_heads, max_len_extend, fn)
     if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
         raise VerifyArgError(f"{fn}: `runs_ctas` must be an int in [1, 2^31) or None; got {runs_ctas!r}")
     key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
@@ -533,9 +538,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
         workspace, ctas, mts = plan.workspace, plan.target_ctas, plan.min_tiles_per_split
     else:
         ctas = target_ctas(impl, q_extend.device, num_sms)
-        mts = schedule_knobs(q_extend.shape[1], max_len_extend)['min_tiles_per_split'] if min_tiles_per_split is None else min_tiles_per_split
-        if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
-            raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
+        mts = split_floor(min_tiles_per_split, q_extend.shape[1], max_len_extend, fn)
         if workspace is None:
             workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend,
                                           kv_indices_len=kv_indices.numel())

@@ -120,21 +120,6 @@ class VerifyKernelDecodeMetadata(MLACommonDecodeMetadata):
     "vLLM's decode metadata plus this batch's kernel inputs (`vk`: the plan and index tensors every layer shares, or `refused`: why Triton serves it)."
     vk: dict|None = None
 
-def _kernel_unavailable(device) -> str|None:
-    "Why the paged kernel cannot run on `device` (built or loaded once a process), or None."
-    device = torch.device(device)
-    key = ('vllm', str(device))
-    if key not in S._avail:
-        why = None
-        if device.type not in ('cuda', 'cpu'): why = f"device type {device.type!r}"
-        elif device.type == 'cuda': why = S.arch_refusal(torch.cuda.get_device_capability(device))
-        if why is None:
-            try: build.load(paged.PAGED, 'cuda' if device.type == 'cuda' else 'simt')
-            except Exception as e: why = f"the paged extension could not be built or loaded: {type(e).__name__}: {' '.join(str(e).split())[:200]}"
-        S._avail[key] = why
-        if why: warnings.warn(f"{BACKEND_NAME}: the kernel is unavailable, Triton MLA serves every call: {why}", RuntimeWarning, stacklevel=2)
-    return S._avail[key]
-
 class VerifyKernelMLAMetadataBuilder(TritonMLAMetadataBuilder):
     "TRITON_MLA's builder (vLLM's decode/prefill split, UNIFORM query lengths) that also plans the kernel once a batch: token-slot `kv_indices` from the block table, shared by every layer."
     # Every build makes new index tensors and a new plan (no persistent buffers refilled in place), so full CUDA graphs
@@ -165,8 +150,7 @@ class VerifyKernelMLAMetadataBuilder(TritonMLAMetadataBuilder):
             ql = (query_start_loc_cpu[1:B + 1] - query_start_loc_cpu[:B]).tolist()
             if any(x != n for x in ql): return dict(refused=f"a non-uniform decode block (query lengths {sorted(set(ql))})")
         if n > paged.MAX_DRAFT: return dict(refused=f"{n} query tokens a request (served: up to {paged.MAX_DRAFT})")
-        why = _kernel_unavailable(seq_lens.device)
-        if why: return dict(refused='kernel unavailable')
+        if S.kernel_unavailable(seq_lens.device): return dict(refused='kernel unavailable')   # built or loaded once a process, warned once (04_serving)
         kv_indptr, kv_indices, ext = token_slots(block_table, seq_lens, n, self.page_size, max_seq_len)
         qo_indptr = torch.arange(B + 1, dtype=torch.int32, device=seq_lens.device) * n
         try:

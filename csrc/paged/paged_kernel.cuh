@@ -170,12 +170,17 @@ __device__ __forceinline__ RequestPlan load_request_plan(const PagedVerifyParams
   const int4 a = vk::ldg(src), c = vk::ldg(src + 1);
   return RequestPlan{a.x, a.y, a.z, a.w, c.x, c.y, c.z, c.w};
 }
-// The plan in the workspace was made for this call's sizes.
-__device__ __forceinline__ bool plan_matches(const PagedVerifyParams& p) {
+// The plan in the workspace was made for this call's sizes: field i (0 <= i < kPlanHeaderFields) of its header - batch,
+// num_tokens, num_heads, max_len_extend, grid_ctas, target_ctas - equals this call's. One load a thread (or lane), so
+// that the six checks share one round trip.
+constexpr int kPlanHeaderFields = 6;
+__device__ __forceinline__ bool plan_field_matches(const PagedVerifyParams& p, int i) {
   const PlanHeader* h = p.plan_header;
-  return vk::ldg(&h->batch) == p.batch && vk::ldg(&h->num_tokens) == p.num_tokens && vk::ldg(&h->num_heads) == p.num_heads &&
-         vk::ldg(&h->max_len_extend) == p.max_len_extend && vk::ldg(&h->grid_ctas) == p.grid_ctas &&
-         vk::ldg(&h->target_ctas) == p.target_ctas;
+  const int* got = i == 0 ? &h->batch : i == 1 ? &h->num_tokens : i == 2 ? &h->num_heads
+                 : i == 3 ? &h->max_len_extend : i == 4 ? &h->grid_ctas : &h->target_ctas;
+  const int want = i == 0 ? p.batch : i == 1 ? p.num_tokens : i == 2 ? p.num_heads
+                 : i == 3 ? p.max_len_extend : i == 4 ? p.grid_ctas : p.target_ctas;
+  return vk::ldg(got) == want;
 }
 
 // ------------------------------------------------------------------ the plan kernel (one CTA)
@@ -370,13 +375,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   bool plan_ok = true;
   if (tid < 4) {
     reinterpret_cast<int4*>(work_s)[tid] = vk::ldg(reinterpret_cast<const int4*>(p.plan_ctas + blockIdx.x) + tid);
-  } else if (tid < 10) {
-    const PlanHeader* h = p.plan_header;
-    const int* got = tid == 4 ? &h->batch : tid == 5 ? &h->num_tokens : tid == 6 ? &h->num_heads
-                   : tid == 7 ? &h->max_len_extend : tid == 8 ? &h->grid_ctas : &h->target_ctas;
-    const int want = tid == 4 ? p.batch : tid == 5 ? p.num_tokens : tid == 6 ? p.num_heads
-                   : tid == 7 ? p.max_len_extend : tid == 8 ? p.grid_ctas : p.target_ctas;
-    plan_ok = vk::ldg(got) == want;
+  } else if (tid < 4 + kPlanHeaderFields) {
+    plan_ok = plan_field_matches(p, tid - 4);
   }
   plan_ok = __syncthreads_and(plan_ok);  // B0
   const CtaWork w = *work_s;
@@ -791,14 +791,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   // 729); then lanes 0-6 read the request's plan entry and its live index values at once. Three dependent round trips
   // for a batch of up to 27 requests (the serial binary search of one lane took 6 + log2(B) + 7).
   bool header_ok = true;
-  if (lane < 6) {
-    const PlanHeader* h = p.plan_header;
-    const int* got = lane == 0 ? &h->batch : lane == 1 ? &h->num_tokens : lane == 2 ? &h->num_heads
-                   : lane == 3 ? &h->max_len_extend : lane == 4 ? &h->grid_ctas : &h->target_ctas;
-    const int want = lane == 0 ? p.batch : lane == 1 ? p.num_tokens : lane == 2 ? p.num_heads
-                   : lane == 3 ? p.max_len_extend : lane == 4 ? p.grid_ctas : p.target_ctas;
-    header_ok = vk::ldg(got) == want;
-  }
+  if (lane < kPlanHeaderFields) header_ok = plan_field_matches(p, lane);
   int lo = 0, hi = p.batch;  // the last b with qo_indptr[b] <= tok, in [lo, hi) (lo when there is none)
   do {                       // warp-uniform; at least once, so that the header's loads share the first round
     const int j = lane - 6;
