@@ -524,12 +524,19 @@ class _RunSource:
         if self.tier0: self.a.free(old)
         else: self.freed.append(old)
 
-    def commit(self):
+    def commit(self, r2t:Tensor, undo:list):
+        """SGLang's allocator: its free list without the runs taken, the old slots freed. Both are built before either is
+        written; if building them raises, the rows in `undo` ((row, start, end, old slots) of every span moved) point at
+        their old slots again, which still hold the KV: the pool as it was."""
         if self.tier0 or not (self.taken or self.freed): return
-        if self.taken:
-            keep = ~np.isin(self.host, np.concatenate(self.taken))
-            self.a.free_pages = self.fp[torch.from_numpy(keep).to(self.fp.device)]
-        if self.freed: self.a.free(torch.cat(self.freed))
+        try:
+            free = self.fp[torch.from_numpy(~np.isin(self.host, np.concatenate(self.taken))).to(self.fp.device)] if self.taken else None
+            old = torch.cat(self.freed) if self.freed else None
+        except BaseException:
+            for r, s, e, o in undo: r2t[r, s:e] = o.to(r2t.dtype)
+            raise
+        if free is not None: self.a.free_pages = free
+        if old is not None: self.a.free(old)
 
 def _span(x, i):
     if not isinstance(x, (tuple, list)) or len(x) != 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in x):
@@ -606,7 +613,7 @@ def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is re
     per_token = sum(v.shape[1] * v.element_size() for v in views)
     rep = CompactReport([], [], 0, 0, None if max_bytes is None else int(max_bytes))
     left = math.inf if max_bytes is None else int(max_bytes)
-    src = _RunSource(allocator)
+    src, undo = _RunSource(allocator), []              # undo: the spans moved, while SGLang's allocator has not freed their old slots
     try:
         for (r, s, e), old, after in zip(spans, owned, before):
             n, info = e - s, dict(req_pool_idx=r, start=s, end=e)
@@ -617,18 +624,22 @@ def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is re
                 rep.skipped.append(dict(info, reason=f'over the byte budget: needs {n * per_token} B, {left} B left')); continue
             run = src.take(n, after)                        # continues the run before the span (the prefix) when room there
             if run is None: rep.skipped.append(dict(info, reason=f'no free run of {n} slots')); continue
-            try:                                            # from the take to the row rewrite: undone as a whole on any exception
+            rewritten = False
+            try:                                            # from the take to the old slots' free: undone as a whole on any exception
                 old_d, new = torch.from_numpy(old).to(r2t.device), torch.from_numpy(run).to(r2t.device)
                 for v in views: v.index_copy_(0, new, v.index_select(0, old_d))
                 r2t[r, s:e] = new.to(r2t.dtype)             # one write: the row points at the old slots or at the new run
+                rewritten = True
+                src.free(old_d)                             # tier 0 frees at once (it can raise before it frees); SGLang's at the end
             except BaseException:
-                src.untake(run); raise                      # the run back to the free list; the old slots still hold the KV
-            src.free(old_d)
+                if rewritten: r2t[r, s:e] = old_d.to(r2t.dtype)   # the old slots still hold the KV
+                src.untake(run); raise                      # the run back to the free list
+            if not src.tier0: undo.append((r, s, e, old_d))
             left -= n * per_token
             rep.moved.append(dict(info, runs_before=runs, dst=int(run[0]), bytes=n * per_token))
             rep.tokens_moved += n; rep.bytes_moved += n * per_token
     finally:
-        src.commit()
+        src.commit(r2t, undo)
     return rep
 
 # %% ../nbs/06_kv_defrag.ipynb #2570c27a
