@@ -134,6 +134,8 @@ t0 = time.time()
 print(f"make {suite}: {args.workers} at a time", flush=True)
 unchanged_by('export in sync with notebooks (nbdev_export)', [str(bin_/'nbdev_export')], ['verify_kernel'])
 unchanged_by('notebooks clean (nbdev_clean)', [str(bin_/'nbdev_clean')], ['nbs'])
+# a `#| slow` cell above the definitions it uses fails only under --flags slow (CI's test-all, 2026-12-05: 90's NameError)
+unchanged_by('cells use only names defined above them (scripts/nb_order.py)', [sys.executable, str(root/'scripts'/'nb_order.py')], ['nbs'])
 nbs = sorted(p for p in (root/'nbs').glob('*.ipynb') if not p.name.startswith('_'))
 only = os.environ.get('VK_TEST_ONLY')  # optional regex to run a subset while developing
 if only: nbs = [p for p in nbs if re.search(only, p.name)]
