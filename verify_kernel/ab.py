@@ -11,10 +11,12 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['CONTEXTS', 'BACKENDS', 'ENGINES', 'BENCH_MODULE', 'VLLM_BACKENDS', 'VLLM_METHODS', 'VLLM_CLI', 'RESULT_KEYS',
-           'DETAIL_KEYS', 'PROBE_IDS', 'STATS_MARK', 'ABConfig', 'server_command', 'bench_command', 'commands',
-           'add_parser', 'config_from_args', 'main', 'vllm_server_command', 'vllm_bench_command', 'vllm_commands',
-           'writer_keys', 'read_bench', 'leg_metrics', 'probe_prompts', 'greedy_ids', 'read_ids', 'identity', 'compare',
-           'table', 'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line', 'run_ab', 'plot', 'write_report']
+           'DETAIL_KEYS', 'PROBE_IDS', 'VLLM_RESULT_KEYS', 'VLLM_ACCEPT_KEY', 'VLLM_STATS_MARK', 'STATS_MARK',
+           'ABConfig', 'server_command', 'bench_command', 'commands', 'add_parser', 'config_from_args', 'main',
+           'vllm_server_command', 'vllm_bench_command', 'vllm_commands', 'writer_keys', 'read_bench', 'leg_metrics',
+           'probe_prompts', 'greedy_ids', 'read_ids', 'identity', 'compare', 'table', 'vllm_result_path',
+           'read_vllm_result', 'openai_greedy_ids', 'ServerDied', 'log_tail', 'Server', 'run_client', 'stats_line',
+           'run_ab', 'plot', 'write_report']
 
 # %% ../nbs/81_ab.ipynb #7c87d05c
 CONTEXTS = (128, 4096, 23000, 91000)   # the short prompt, then ~4K, ~23K and ~91K tokens of context
@@ -41,7 +43,7 @@ class ABConfig:
     out: str = 'out/ab'
     ready_timeout: float = 1800.0            # seconds a server may take to start (first start compiles kernels: run `verify-kernel build`)
     python: str = sys.executable
-    engine: str = 'sglang'                   # 'sglang', or 'vllm': `vllm serve` with TRITON_MLA vs VERIFY_KERNEL_MLA, `vllm bench serve` (commands only so far)
+    engine: str = 'sglang'                   # 'sglang', or 'vllm': `vllm serve` with TRITON_MLA vs VERIFY_KERNEL_MLA, driven by `vllm bench serve`
     num_speculative_tokens: int = 3          # vLLM's speculative config (SGLang takes its own flags through --server-arg)
 
     def __post_init__(self):
@@ -108,7 +110,7 @@ def add_parser(sub):
     p.add_argument('--out', default='out/ab', help='where ab.md, ab.json, ab.png, the logs and the JSONL files go')
     p.add_argument('--ready-timeout', type=float, default=1800, help='seconds a server may take to start')
     p.add_argument('--dry-run', action='store_true', help='print the exact commands and exit')
-    p.add_argument('--engine', choices=ENGINES, default='sglang', help="sglang (default), or vllm: `vllm serve` with --attention-backend TRITON_MLA vs VERIFY_KERNEL_MLA and `vllm bench serve` (with --dry-run only, so far)")
+    p.add_argument('--engine', choices=ENGINES, default='sglang', help="sglang (default), or vllm: `vllm serve` with --attention-backend TRITON_MLA vs VERIFY_KERNEL_MLA, driven by `vllm bench serve`")
     p.add_argument('--num-speculative-tokens', type=int, default=3, help='vLLM: num_speculative_tokens of --speculative-config (default 3)')
 
 def config_from_args(a) -> ABConfig:
@@ -124,13 +126,11 @@ def main(a) -> int:
     except ValueError as e: print(f"verify-kernel ab: {e}", file=sys.stderr); return 2
     if a.dry_run:
         for what, cmd in commands(cfg): print(f"# {what}\n{shlex.join(cmd)}")
-        print(f"# after each client: {cfg.identity_requests} greedy request(s) of that many tokens to POST <url>/generate; their token ids are compared")
+        print(f"# after each client: {cfg.identity_requests} greedy request(s) of that many tokens to POST <url>{'/v1/completions' if cfg.engine == 'vllm' else '/generate'}; their token ids are compared")
         return 0
-    if cfg.engine == 'vllm':
-        print("verify-kernel ab --engine vllm: only --dry-run is built so far (the commands); run them by hand on the GPU box", file=sys.stderr); return 2
     res = run_ab(cfg)
     print('\n' + table(res['rows']))
-    for leg, l in res['legs'].items(): print(f"leg {leg} ({l['backend']}): {l['stats'] or 'no verify_kernel summary line in the log'}")
+    for leg, l in res['legs'].items(): print(f"leg {leg} ({l['backend']}): {l['stats'] or 'no backend summary line in the log'}")
     print(f"\nreport: {Path(cfg.out).resolve()/'ab.md'}")
     return 1 if res['error'] else 0
 
@@ -152,12 +152,12 @@ def vllm_server_command(cfg:ABConfig, backend:str, port:int) -> list[str]:
     return cmd + list(cfg.server_args)
 
 def vllm_bench_command(cfg:ABConfig, leg:str, context:int, result_dir:str) -> list[str]:
-    "vLLM's own client (`vllm bench serve`) at one context: random prompts of exactly `context` tokens, same seed in both legs, one at a time, greedy, one warm-up."
+    "vLLM's own client (`vllm bench serve`) at one context: random prompts of exactly `context` tokens, same seed in both legs, one at a time, greedy, one warm-up; the result file keeps every request's error (`--save-detailed`)."
     return [cfg.python, *VLLM_CLI, 'bench', 'serve', '--backend', 'vllm', '--base-url', cfg.url(leg), '--model', cfg.model_path,
             '--dataset-name', 'random', '--random-input-len', str(context), '--random-output-len', str(cfg.output_len),
             '--random-range-ratio', '0.0', '--num-prompts', str(cfg.prompts), '--max-concurrency', '1', '--seed', '1',
             '--temperature', '0', '--num-warmups', '1', '--save-result', '--result-dir', result_dir,
-            '--result-filename', f'bench_{leg}_{context}.json', '--disable-tqdm']
+            '--result-filename', f'bench_{leg}_{context}.json', '--save-detailed', '--disable-tqdm']
 
 def vllm_commands(cfg:ABConfig) -> list[tuple[str, list[str]]]:
     "Every command of the vLLM A/B, in order: (what, argv)."
@@ -276,6 +276,39 @@ def table(rows:list[dict]) -> str:
     notes += [f"- {r['context']} tokens, leg {k}: {r[k]['errors']} failed request(s): {r[k]['first_error']}" for r in rows for k in 'AB' if r[k] and r[k]['errors']]
     return '\n'.join(out + ([''] + notes if notes else []))
 
+# %% ../nbs/81_ab.ipynb #a118ba8f
+VLLM_RESULT_KEYS = ('completed', 'failed', 'duration', 'output_throughput', 'total_output_tokens', 'median_ttft_ms', 'mean_ttft_ms',
+                    'median_tpot_ms', 'mean_tpot_ms', 'median_itl_ms')   # what the A/B reads of a `vllm bench serve --save-result` file
+VLLM_ACCEPT_KEY = 'spec_decode_acceptance_length'   # written when the server exports spec-decode counters (1 + accepted / drafts)
+VLLM_STATS_MARK = 'VERIFY_KERNEL_MLA: served'      # the line vllm_backend.summary() logs when a worker exits (chapter 04b)
+
+def vllm_result_path(cfg:ABConfig, leg:str, context:int) -> Path:
+    "Where `vllm_bench_command` has vLLM's client save one context's result."
+    return Path(cfg.out)/f'bench_{leg}_{context}.json'
+
+def read_vllm_result(path, tag:str) -> dict:
+    """One `vllm bench serve --save-result --save-detailed` file as the record `leg_metrics` reads (SGLang's key names: `tag`,
+    `accept_length`, `errors`); a file lacking a key the A/B reads is an error naming it."""
+    r = json.loads(Path(path).read_text())
+    missing = [k for k in VLLM_RESULT_KEYS if k not in r]
+    if missing: raise ValueError(f"{path}: vLLM's benchmark result lacks {missing} (a different vllm version?)")
+    errors = r.get('errors')
+    if errors is None: errors = ['a failed request (run without --save-detailed: no message)'] * int(r['failed'] or 0)
+    return {k: r[k] for k in VLLM_RESULT_KEYS} | dict(tag=tag, accept_length=r.get(VLLM_ACCEPT_KEY), errors=errors)
+
+def openai_greedy_ids(url:str, prompts:list, max_new_tokens:int, model:str, timeout:float=900.0) -> list[list[int]]:
+    """Each prompt (token ids) through vLLM's OpenAI `/v1/completions`, greedy, one at a time, EOS ignored (as SGLang's `/generate`
+    requests are); the generated token ids (`return_token_ids`: the choice's `token_ids`)."""
+    out = []
+    for ids in prompts:
+        body = json.dumps(dict(model=model, prompt=ids, max_tokens=max_new_tokens, temperature=0, ignore_eos=True, return_token_ids=True)).encode()
+        req = urllib.request.Request(url.rstrip('/') + '/v1/completions', data=body, headers={'Content-Type': 'application/json'})
+        with urllib.request.urlopen(req, timeout=timeout) as r: resp = json.loads(r.read())
+        toks = (resp.get('choices') or [{}])[0].get('token_ids')
+        if toks is None: raise RuntimeError(f"{url}/v1/completions answered without token_ids: {str(resp)[:300]}")
+        out.append([int(x) for x in toks])
+    return out
+
 # %% ../nbs/81_ab.ipynb #ae5255e9
 class ServerDied(RuntimeError):
     "A server exited (or never became ready); the message holds its exit code and the last lines of its log."
@@ -293,7 +326,7 @@ def _get(url:str, timeout:float=5.0) -> int:
 
 @dataclass
 class Server:
-    "One SGLang server process of the A/B, its output in `log`."
+    "One server process of the A/B (SGLang or vLLM), its output in `log`."
     name: str
     cmd: list
     log: Path
@@ -334,7 +367,7 @@ class Server:
         self._f.close()
 
 def run_client(cmd:list, server:Server|None, during:str, log:Path, poll:float=1.0) -> None:
-    "Run SGLang's client; if `server` dies meanwhile, stop the client and raise `ServerDied` with the server's last log lines."
+    "Run the engine's benchmark client; if `server` dies meanwhile, stop the client and raise `ServerDied` with the server's last log lines."
     with open(log, 'a') as f:
         f.write('$ ' + shlex.join(cmd) + '\n'); f.flush()
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
@@ -342,49 +375,61 @@ def run_client(cmd:list, server:Server|None, during:str, log:Path, poll:float=1.
             if server is not None and not server.alive():
                 p.kill(); p.wait(); raise server.died(during)
             time.sleep(poll)
-    if p.returncode: raise RuntimeError(f"SGLang's client failed (exit {p.returncode}) during {during}; the last lines of {log}:\n{log_tail(log)}")
+    if p.returncode: raise RuntimeError(f"the benchmark client failed (exit {p.returncode}) during {during}; the last lines of {log}:\n{log_tail(log)}")
 
 STATS_MARK = 'verify_kernel backend: served'  # the line backend.summary() logs (at the scheduler's exit)
 
-def stats_line(log_text:str) -> str|None:
-    "The backend's last `stats()` summary line in a server log, or None."
-    lines = [l[l.index(STATS_MARK):].strip() for l in log_text.splitlines() if STATS_MARK in l]
+def stats_line(log_text:str, mark:str=STATS_MARK) -> str|None:
+    "The backend's last `stats()` summary line (starting with `mark`) in a server log, or None."
+    lines = [l[l.index(mark):].strip() for l in log_text.splitlines() if mark in l]
     return lines[-1] if lines else None
 
 # %% ../nbs/81_ab.ipynb #615ca8bb
 def run_ab(cfg:ABConfig, log=print) -> dict:
-    "Run both legs one after the other (A: triton, B: verify_kernel) on the same GPUs; returns the report dict (also written to `cfg.out`)."
+    """Run both legs one after the other (A: the engine's Triton path, B: verify_kernel) on the same GPUs; returns the report dict (also
+    written to `cfg.out`). SGLang: `python -m sglang.launch_server`, its client's JSONL records, `/generate` for the token ids. vLLM:
+    `vllm serve`, one `vllm bench serve` result file a context (`bench_<leg>_<context>.json`), `/v1/completions` for the token ids."""
     out = Path(cfg.out); out.mkdir(parents=True, exist_ok=True)
     res = dict(config=dataclasses.asdict(cfg), started=_now(), legs={}, error=None)
     recs, ids = {}, {}
+    vllm = cfg.engine == 'vllm'
+    client = "vLLM's client" if vllm else "SGLang's client"
     try:
-        for leg, backend in zip('AB', BACKENDS):
+        for leg, backend in zip('AB', VLLM_BACKENDS if vllm else BACKENDS):
             jsonl = out/f'bench_{leg}.jsonl'
-            jsonl.unlink(missing_ok=True)
+            results = [vllm_result_path(cfg, leg, c) for c in cfg.contexts] if vllm else [jsonl]
+            for f in results: f.unlink(missing_ok=True)
             idsf = out/f'ids_{leg}.jsonl'; idsf.unlink(missing_ok=True)
             server = None
             if not cfg.url_a:
-                server = Server(f"{leg} ({backend})", server_command(cfg, backend, cfg.port + (leg == 'B')), out/f'server_{leg}.log', cfg.url(leg))
+                cmd = (vllm_server_command if vllm else server_command)(cfg, backend, cfg.port + (leg == 'B'))
+                server = Server(f"{leg} ({backend})", cmd, out/f'server_{leg}.log', cfg.url(leg))
                 log(f"starting server {server.name}: {shlex.join(server.cmd)}\n  log: {server.log}")
                 t0 = time.time(); server.start()
             elif _get(cfg.url(leg) + '/health') != 200: raise ServerDied(f"server {leg} at {cfg.url(leg)} does not answer /health")
             try:
                 if server: server.wait_ready(cfg.ready_timeout); log(f"  ready in {time.time() - t0:.0f} s")
                 for c in cfg.contexts:
-                    log(f"  leg {leg} ({backend}): SGLang's client at {c} tokens ...")
-                    run_client(bench_command(cfg, leg, c, str(jsonl)), server, f"the {c}-token benchmark", out/f'client_{leg}.log')
+                    log(f"  leg {leg} ({backend}): {client} at {c} tokens ...")
+                    cmd = vllm_bench_command(cfg, leg, c, str(out)) if vllm else bench_command(cfg, leg, c, str(jsonl))
+                    run_client(cmd, server, f"the {c}-token benchmark", out/f'client_{leg}.log')
                     if cfg.identity_requests:
-                        try: got = greedy_ids(cfg.url(leg), probe_prompts(c, cfg.identity_requests), cfg.output_len)
+                        prompts = probe_prompts(c, cfg.identity_requests)
+                        try: got = (openai_greedy_ids(cfg.url(leg), prompts, cfg.output_len, cfg.model_path) if vllm
+                                    else greedy_ids(cfg.url(leg), prompts, cfg.output_len))
                         except OSError as e:
                             if server and not server.alive(): raise server.died(f"the {c}-token identity requests") from None
                             raise RuntimeError(f"the identity requests at {c} tokens failed on leg {leg}: {e}") from None
                         with open(idsf, 'a') as f: f.write(json.dumps(dict(context=c, output_ids=got)) + '\n')
             finally:
                 if server: server.stop()
-            recs[leg], ids[leg] = read_bench(jsonl), read_ids(idsf)
-            res['legs'][leg] = dict(backend=backend, stats=stats_line(Path(server.log).read_text(errors='replace')) if server else None,
+            recs[leg] = ({f'{leg}-{c}': read_vllm_result(f, f'{leg}-{c}') for c, f in zip(cfg.contexts, results) if f.exists()} if vllm
+                         else read_bench(jsonl))
+            ids[leg] = read_ids(idsf)
+            text = Path(server.log).read_text(errors='replace') if server else ''
+            res['legs'][leg] = dict(backend=backend, stats=stats_line(text, VLLM_STATS_MARK if vllm else STATS_MARK) if server else None,
                                     log=str(server.log) if server else None)
-    except (ServerDied, RuntimeError) as e:
+    except (ServerDied, RuntimeError, ValueError) as e:
         res['error'] = str(e); log(f"\nA/B STOPPED: {e}")
     res['rows'] = compare(recs.get('A', {}), recs.get('B', {}), cfg.contexts, ids.get('A'), ids.get('B'))
     res['finished'] = _now()
@@ -393,7 +438,7 @@ def run_ab(cfg:ABConfig, log=print) -> dict:
 
 def _now() -> str: return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
 
-def plot(rows:list[dict], path:Path) -> Path|None:
+def plot(rows:list[dict], path:Path, backends=BACKENDS) -> Path|None:
     "Decode tokens/s of both legs per context, and B/A."
     done = [r for r in rows if r['A'] or r['B']]
     if not done: return None
@@ -401,24 +446,24 @@ def plot(rows:list[dict], path:Path) -> Path|None:
     import matplotlib.pyplot as plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     xs = range(len(done)); lab = [str(r['context']) for r in done]
-    for k, (leg, be) in enumerate(zip('AB', BACKENDS)):
+    for k, (leg, be) in enumerate(zip('AB', backends)):
         a1.bar([x + (k - 0.5) * 0.4 for x in xs], [(r[leg] or {}).get('decode_tok_s') or 0 for r in done], width=0.4, label=f"{leg}: {be}")
     a1.set_xticks(list(xs)); a1.set_xticklabels(lab); a1.set_xlabel('context (tokens)'); a1.set_ylabel('decode tokens/s a request'); a1.legend(fontsize=8)
     a2.plot(lab, [r['speedup'] or float('nan') for r in done], 'o-'); a2.axhline(1, color='gray', lw=1, ls='--')
-    a2.set_xlabel('context (tokens)'); a2.set_ylabel('B / A'); a2.set_title('verify_kernel over triton', fontsize=9)
+    a2.set_xlabel('context (tokens)'); a2.set_ylabel('B / A'); a2.set_title(f'{backends[1]} over {backends[0]}', fontsize=9)
     fig.tight_layout(); fig.savefig(path, dpi=100); plt.close(fig)
     return path
 
 def write_report(res:dict, out:Path) -> Path:
     "ab.md (config, the table, the stats lines, any error) and ab.json in `out`."
-    png = plot(res['rows'], out/'ab.png')
     c = res['config']
+    png = plot(res['rows'], out/'ab.png', VLLM_BACKENDS if c.get('engine') == 'vllm' else BACKENDS)
     lines = [f"# verify-kernel ab, {res['started']}", '',
-             f"model {c['model_path']}, draft {c['draft_model_path'] or '-'}, {c['speculative_algorithm'] or 'no speculative decoding'}, TP {c['tp']}, "
+             f"{'vLLM' if c.get('engine') == 'vllm' else 'SGLang'}, model {c['model_path']}, draft {c['draft_model_path'] or '-'}, {c['speculative_algorithm'] or 'no speculative decoding'}, TP {c['tp']}, "
              f"{c['prompts']} requests a context one at a time, {c['output_len']} output tokens, greedy, CUDA graphs on in both legs", '',
              table(res['rows']), '']
     for leg, l in res['legs'].items():
-        lines.append(f"- leg {leg} ({l['backend']}) backend summary: {l['stats'] or '(no verify_kernel summary line in the log)'}")
+        lines.append(f"- leg {leg} ({l['backend']}) backend summary: {l['stats'] or '(no backend summary line in the log)'}")
     if res['error']: lines += ['', '## STOPPED', '', '```', res['error'], '```']
     if png: lines += ['', f'![decode tokens/s]({png.name})']
     (out/'ab.md').write_text('\n'.join(lines) + '\n')

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04b_vllm.ipynb #96ecba94
 from __future__ import annotations
-import threading, types, warnings
+import atexit, sys, threading, time, types, warnings
 from collections import Counter
 from dataclasses import dataclass
 import torch
@@ -32,8 +32,9 @@ except ImportError as _e:
     QueryLenSupport = types.SimpleNamespace(UNIFORM='UNIFORM')
 
 # %% auto #0
-__all__ = ['BACKEND_NAME', 'BLOCK_SIZES', 'log', 'stats', 'reset_stats', 'summary', 'token_slots', 'VerifyKernelMLABackend',
-           'VerifyKernelDecodeMetadata', 'VerifyKernelMLAMetadataBuilder', 'VerifyKernelMLAImpl']
+__all__ = ['BACKEND_NAME', 'BLOCK_SIZES', 'log', 'SUMMARY_EVERY_S', 'stats', 'reset_stats', 'summary', 'token_slots',
+           'VerifyKernelMLABackend', 'VerifyKernelDecodeMetadata', 'VerifyKernelMLAMetadataBuilder',
+           'VerifyKernelMLAImpl']
 
 # %% ../nbs/04b_vllm.ipynb #e7e5553d
 BACKEND_NAME = 'VERIFY_KERNEL_MLA'   # --attention-backend VERIFY_KERNEL_MLA
@@ -61,6 +62,21 @@ def summary() -> str:
             + (f" ({'; '.join(f'{n} {r}' for r, n in top)})" if top else '')
             + f", validated {s['validated']}, mismatches {s['mismatches']}, batches planned {s['batches']}"
             + (f"; kernel DISABLED: {s['disabled']}" if s['disabled'] else ''))
+
+SUMMARY_EVERY_S = 60.0   # at most one summary line a minute in the server log while serving, and one at a worker's exit
+
+def _log_summary(force:bool=False):
+    """The summary line on stderr (vLLM's server log; `verify-kernel ab --engine vllm` reads the last one): at a worker's exit, and at
+    most once every `SUMMARY_EVERY_S` while serving - a worker killed without running `atexit` has still said what it did."""
+    s = stats()
+    if not (s['served'] or s['fallback'] or s['batches']): return
+    now = time.monotonic()
+    if not force and now - _said.get('at', -1e30) < SUMMARY_EVERY_S: return
+    _said['at'] = now
+    print(f"INFO verify_kernel: {summary()}", file=sys.stderr, flush=True)
+
+_said: dict = {}
+atexit.register(_log_summary, True)
 
 def _fallback(reason:str):
     with _lock: _stats['fallback'][reason] += 1
@@ -218,14 +234,14 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
         r = None if why else self._vk_forward(q, kv_c_and_k_pe_cache, attn_metadata, layer)
         if isinstance(r, str): why = r
         if why:
-            _fallback(why)
+            _fallback(why); _log_summary()
             return super().forward_mqa(q, kv_c_and_k_pe_cache, attn_metadata, layer)
         o, lse, qx, k_ext, kb = r
         vk = attn_metadata.decode.vk
         if vk['validate'] and attn_metadata.causal:
             self._vk_calls = getattr(self, '_vk_calls', 0) + 1
             if self._vk_calls % vk['validate_every'] == 0: self._vk_validate(o, q, kv_c_and_k_pe_cache, attn_metadata, layer, qx, k_ext, kb, vk)
-        _count('served')
+        _count('served'); _log_summary()
         return o, lse.to(o.dtype)   # the dtype TritonMLAImpl returns its lse in
 
     def _vk_validate(self, o, q, cache, md, layer, qx, k_ext, kb, vk):
