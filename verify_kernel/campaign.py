@@ -16,11 +16,12 @@ from .oracle import VerifyArgError
 
 # %% auto #0
 __all__ = ['PROFILES', 'TREE_KINDS', 'PAGE_SIZES', 'PAGE_ORDERS', 'CLASSES', 'batch_specs', 'MUTATIONS', 'MUTATION_CLASSES',
-           'VALUE_CLASSES', 'DEFRAG_SIM', 'DEFRAG_PROFILES', 'FUZZ_SHARE', 'make_tree', 'draw_batch_spec',
-           'paged_layout', 'prefix_holes', 'build_batch', 'describe_spec', 'kernel_run', 'wrong_rows', 'check_valid',
-           'hook_args', 'check_invalid', 'check_planner', 'PropertyFailed', 'check_example', 'run_property',
-           'result_line', 'write_reproducer', 'reproduce', 'campaign_table', 'DefragMachine', 'replay_defrag',
-           'run_defrag_machine', 'defrag_line', 'fuzz']
+           'VALUE_CLASSES', 'DEFRAG_SIM', 'DEFRAG_PROFILES', 'HOOK_EXAMPLES', 'FUZZ_SHARE', 'make_tree',
+           'draw_batch_spec', 'paged_layout', 'prefix_holes', 'build_batch', 'describe_spec', 'kernel_run',
+           'wrong_rows', 'check_valid', 'hook_args', 'check_invalid', 'check_planner', 'PropertyFailed',
+           'check_example', 'run_property', 'result_line', 'write_reproducer', 'reproduce', 'campaign_table',
+           'DefragMachine', 'replay_defrag', 'run_defrag_machine', 'defrag_line', 'hook_specs', 'check_hook',
+           'run_hook_property', 'fuzz']
 
 # %% ../nbs/08_campaign.ipynb #f937a3e0
 PROFILES = {   # what each profile draws; `max_tokens` caps a batch's prefix tokens, `max_rows` its T x H query rows
@@ -591,6 +592,75 @@ def defrag_line(r:dict) -> str:
          f"({S['compactions done']} done, {S['compactions interrupted']} interrupted: {ops or 'none'}), {S['spans moved']} of {S['spans offered']} spans moved; "
          + ('no failure' if r['failure'] is None else f"FAILED: {r['failure']['error'][:200]}"))
     return s + f" [{r['seconds']:.0f} s]"
+
+# %% ../nbs/08_campaign.ipynb #e08d000c
+import warnings
+HOOK_EXAMPLES = dict(default=12, long=150)   # examples of the hook property a profile runs
+
+@st.composite
+def hook_specs(draw) -> dict:
+    "A target_verify batch the kit fixture can build, and whether the kernel is turned off (as after validation mismatches: every call refused): 1-3 requests, prefixes 0-80, EAGLE chains (1-6 drafts) or the kit's topk-2 tree (3 drafts), 8 or 16 heads, bf16 or fp8 cache, padded or not."
+    topk = draw(st.sampled_from([1, 2]))
+    bs = draw(st.integers(1, 3))
+    return dict(off=draw(st.booleans()), bs=bs, topk=topk, drafts=3 if topk == 2 else draw(st.integers(1, 6)), heads=draw(st.sampled_from([8, 16])), fp8=draw(st.booleans()),
+                prefix=draw(st.lists(st.integers(0, 80), min_size=1, max_size=bs)), seed=draw(st.integers(0, 2**16)))
+
+_hook_fixtures = {}
+def check_hook(spec:dict, kernel=None) -> dict:
+    "The hook property on one kit batch (SGLang's real metadata and pool): the layer's attention through the backend (with `kernel` for its kernel if given) is served within the oracle's bound, or refused and Triton's rows (run in fp32) are; nothing is raised into the forward."
+    from verify_kernel import flows as F
+    key = (spec['bs'], spec['drafts'], spec['heads'], spec['topk'], spec['fp8'], kernel)
+    if key not in _hook_fixtures:
+        name = F.backend_variant(f"vk_hook_property_{len(_hook_fixtures)}", **({} if kernel is None else dict(vk_kernel=staticmethod(kernel))))
+        fl = F.Flow.make(bs=spec['bs'], drafts=spec['drafts'], heads=spec['heads'], topk=spec['topk'], fp8=spec['fp8'], backend=name)
+        fl.be.extend_attention_fwd = F.upcast_triton(fl.be.extend_attention_fwd, [])
+        _hook_fixtures[key] = (fl, F.record_hook(fl.be))
+    fl, calls = _hook_fixtures[key]
+    S, n0 = F._sg(), len(calls)
+    _, fb, inp = fl.batch(spec['prefix'], spec['seed'])
+    from verify_kernel import serving
+    if spec['off']:
+        with F.quiet(): serving._disable('the campaign drew a turned-off kernel')
+    try:
+        with torch.no_grad(), S['FC'].forward_context(S['FC'].ForwardContext(attn_backend=fl.be)):
+            q = fl.project(fb, inp['input_hidden'])
+            fl.be.init_forward_metadata(fb)
+            fl.attend(q, fb)
+    except Exception as e: return dict(ok=False, outcome='raised', why=f"raised into the forward: {type(e).__name__}: {str(e)[:200]}")
+    finally:
+        if spec['off']:   # on again for the next example
+            serving._stats['disabled'] = None
+            for b in list(serving._instances): b._vk_set_switch(True)
+    if len(calls) != n0 + 1: return dict(ok=False, outcome='fail', why=f"{len(calls) - n0} hook calls for one layer")
+    a, kw, served = calls[-1]
+    p = F.hook_parity(a, a[3], kw.get('logit_cap', 0.0))
+    ok = p['ratio'] <= 1 and p['nan_rows'] == 0
+    return dict(ok=ok, outcome=('served' if served else 'refused') if ok else 'fail', ratio=p['ratio'],
+                why='' if ok else f"{'served' if served else 'Triton'} rows {p['ratio']:.3g} of the bound, NaN rows {p['nan_rows']}/{p['rows']}")
+
+def run_hook_property(profile:str='default', examples:int|None=None, seed:int=0, kernel=None, shrink:bool=True) -> dict:
+    "Run the hook property on seeded Hypothesis examples; stops at the first failure and shrinks it. Returns the counts, outcomes, worst ratio and the shrunk failing spec."
+    from verify_kernel import serving
+    n = examples or HOOK_EXAMPLES[profile]
+    res = dict(cls='hook', profile=profile, seed=seed, examples=0, outcomes=Counter(), worst_ratio=0.0, failed=0, shrunk=None, seconds=0.0)
+    t0 = time.time()
+    def body(spec):
+        r = check_hook(spec, kernel)
+        if res['failed'] == 0:
+            res['examples'] += 1; res['outcomes'][r['outcome']] += 1
+            res['worst_ratio'] = max(res['worst_ratio'], r.get('ratio') or 0.0)
+        if not r['ok']:
+            res['failed'] = 1; res['shrunk'] = dict(spec=spec, **r)
+            raise PropertyFailed(r['why'])
+    test = settings(max_examples=n, deadline=None, database=None, report_multiple_bugs=False, print_blob=False, suppress_health_check=list(HealthCheck),
+                    phases=[Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else []))(given(hook_specs())(body))
+    serving.reset_stats()
+    try:
+        with warnings.catch_warnings(): warnings.simplefilter('ignore'); _seed_test(seed)(test)()
+    except PropertyFailed: pass
+    finally: res['stats'] = {k: v for k, v in serving.stats().items() if k in ('served', 'refused', 'disabled')}; serving.reset_stats()
+    res['seconds'], res['outcomes'] = time.time() - t0, dict(res['outcomes'])
+    return res
 
 # %% ../nbs/08_campaign.ipynb #71c35ecb
 FUZZ_SHARE = dict(valid=0.3, invalid=0.6, planner=0.1)   # how `fuzz` splits its examples over the properties
