@@ -15,10 +15,11 @@ from . import wall_ms
 from .sglang_support import import_sglang
 
 # %% auto #0
-__all__ = ['KV_BYTES_PER_KEY', 'INDEX_BYTES', 'TILE_KEYS', 'PLACEMENTS', 'ENV_VAR', 'LEVELS', 'HOOKS', 'gather_rows',
+__all__ = ['KV_BYTES_PER_KEY', 'INDEX_BYTES', 'TILE_KEYS', 'PLACEMENTS', 'ENV_VAR', 'LEVELS', 'HOOKS', 'FAULT_OPS', 'gather_rows',
            'fragmentation', 'FreeRuns', 'DefragTokenToKVPoolAllocator', 'defrag_level', 'spec_decode_alloc_hook',
            'prefix_last_slots', 'extend_alloc_hook', 'decode_alloc_hook', 'install_from_env', 'CompactReport',
-           'kv_buffers', 'allocator_free_slots', 'compact', 'contiguous_inputs', 'layout_timings', 'compact_timings']
+           'kv_buffers', 'allocator_free_slots', 'compact', 'InjectedFault', 'fault_at', 'contiguous_inputs',
+           'layout_timings', 'compact_timings']
 
 # %% ../nbs/06_kv_defrag.ipynb #6ecc9d7a
 KV_BYTES_PER_KEY = 576 * 2  # one bf16 MLA latent row (512 + 64 dims) of one layer
@@ -641,6 +642,25 @@ def compact(req_to_token_pool,       # SGLang ReqToTokenPool (req_to_token is re
     finally:
         src.commit(r2t, undo)
     return rep
+
+# %% ../nbs/06_kv_defrag.ipynb #e06f0a01
+class InjectedFault(RuntimeError): "An exception planted inside `compact` (fault injection: chapter 06's test, chapter 08's state machine)."
+FAULT_OPS = ('to', 'index_select', 'index_copy_', '__setitem__')   # the tensor methods `compact` moves slots, KV rows and req_to_token with
+
+@contextlib.contextmanager
+def fault_at(k:int|None):
+    "Raise InjectedFault once, at the k-th call (0-based) of a FAULT_OPS method inside the block (None: only count); yields the count."
+    calls, saved = [0], {op: getattr(Tensor, op) for op in FAULT_OPS}
+    def wrap(op, f):
+        def g(self, *args, **kw):
+            calls[0] += 1
+            if calls[0] - 1 == k: raise InjectedFault(f'tensor op {k} ({op})')
+            return f(self, *args, **kw)
+        return g
+    for op, f in saved.items(): setattr(Tensor, op, wrap(op, f))
+    try: yield calls
+    finally:
+        for op, f in saved.items(): setattr(Tensor, op, f)
 
 # %% ../nbs/06_kv_defrag.ipynb #2570c27a
 _mp = import_sglang('sglang.srt.mem_cache.memory_pool')   # SGLang's KV pools (compact_timings builds one)

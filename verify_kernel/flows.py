@@ -13,9 +13,10 @@ from . import backend as VB, graphs, paged, parity, serving as VS   # VS: what t
 from .oracle import verify_attn_ref
 
 # %% auto #0
-__all__ = ['RUNNER_PATCHES', 'hook_parity', 'backend_variant', 'Flow', 'record_hook', 'tbo_flow', 'quiet', 'switch_flow', 'env',
-           'upcast_triton', 'validate_flow', 'compile_flow', 'memory_flow', 'server_backend', 'oom_at_start',
-           'workspace_table', 'runner_flow', 'SimtDevice', 'runner_classes', 'simt_graph_runtime', 'TinyVerifyModel',
+__all__ = ['FAULTS_ELSEWHERE', 'RUNNER_PATCHES', 'hook_parity', 'backend_variant', 'Flow', 'record_hook', 'tbo_flow',
+           'paged_before_issue_17', 'quiet', 'switch_flow', 'env', 'upcast_triton', 'validate_flow', 'compile_flow',
+           'memory_flow', 'server_backend', 'oom_at_start', 'workspace_table', 'fault_table', 'fault_markdown',
+           'runner_flow', 'SimtDevice', 'runner_classes', 'simt_graph_runtime', 'TinyVerifyModel',
            'sglang_graph_runner', 'real_runner_flow', 'check_server_flows']
 
 # %% ../nbs/05b_server_flows.ipynb #a17b1936
@@ -113,18 +114,30 @@ def record_hook(be) -> list:
 def tbo_flow(graph:bool=False, own_workspaces:bool=True, prefix=(20, 33, 7, 70), replay_prefix=(50, 2, 41, 5), layers:int=2,
              drafts:int=4, heads:int=8, seed:int=0,
              streams:bool=False,  # eager only: each child's plan and layers on an emulated stream of its own, under `simt.stream_check`
-             share_workspace:bool=False) -> list:  # with `streams`: child 1 handed child 0's eager workspace (the planted control)
+             share_workspace:bool=False,  # with `streams`: child 1 handed child 0's eager workspace (the planted control)
+             raise_at:int|None=None,      # the kernel's k-th launch (0-based, over both children) raises a simulated CUDA error
+             triton_wrap=None) -> list:   # applied to each child's `extend_attention_fwd` (e.g. `upcast_triton`: rows Triton serves judged in fp32)
     """SGLang's `TboAttnBackend.init_new(factory)` (a primary and two children of this backend), the batch split by SGLang's
     `TboForwardBatchPreparer.filter_batch`, the children's layers interleaved (child 0 layer 0, child 1 layer 0, child 0 layer 1, ...);
     eager, or captured once in a `SimtGraph` and replayed on another batch through SGLang's replay split. One row a (layer, child):
     the hook's verdict and its rows against the oracle (and, with `streams`, the cross-stream hazards `simt.stream_check` found on
     the backends' workspaces)."""
     S = _sg()
-    name = backend_variant(vk_own_workspaces=own_workspaces)
+    attrs = dict(vk_own_workspaces=own_workspaces)
+    if raise_at is not None:   # a fault mid-batch: the kernel is turned off, Triton serves the rest of the batch and after
+        launches, real = [0], VB.backend_class().vk_kernel
+        def kernel(*a, **kw):
+            launches[0] += 1
+            if launches[0] - 1 == raise_at: raise RuntimeError(f"CUDA error: an illegal memory access was encountered (injected at launch {raise_at})")
+            return real(*a, **kw)
+        attrs['vk_kernel'] = staticmethod(kernel)
+    name = backend_variant(f'vk_flow_tbo_raise_at_{raise_at}' if raise_at is not None else None, **attrs)
     bs, n = len(prefix), drafts
     fl = Flow.make(bs=bs, drafts=n, heads=heads, backend=name, graph=graph)
     tbo = S['TBO'].TboAttnBackend.init_new(lambda: S['REG'].ATTENTION_BACKENDS[name](fl.fx.runner))
     calls = {i: record_hook(ch) for i, ch in enumerate(tbo.children)}
+    if triton_wrap is not None:
+        for ch in tbo.children: ch.extend_attention_fwd = triton_wrap(ch.extend_attention_fwd)
     sims, chk = None, contextlib.nullcontext()
     if streams:   # the primary plans on the default stream; each child plans and attends on its own
         if graph or not own_workspaces: raise ValueError("streams=True runs the eager flow with the backends' own workspaces")
@@ -181,6 +194,27 @@ def tbo_flow(graph:bool=False, own_workspaces:bool=True, prefix=(20, 33, 7, 70),
             rows.append(dict(layer=layer, child=i, served=served, shared_workspace=len(set(ws)) < len(ws), **hook_parity(a, a[3], kw.get('logit_cap', 0.0)),
                              **(dict(stream_hazards=list(checker.hazards), stream_launches=len(checker.launches)) if streams else {})))
     return rows
+
+# %% ../nbs/05b_server_flows.ipynb #b05f0a01
+@contextlib.contextmanager
+def paged_before_issue_17(superseded_check:bool=False):
+    """paged as it was before this chapter (chapter 03 keeps the same reproduction): `plan_verify(workspace=None)` and direct callers take
+    the oldest cached workspace that fits, whoever holds it, and a plan superseded in its workspace is not refused. Since this chapter
+    paged alone already keeps two live plans apart, so the backend's old sharing policy fails only on top of paged's old one.
+    `superseded_check`: keep paged's refusal of a superseded plan (the workspace shared, the stale plan refused: Triton serves)."""
+    cache, saved, check = [], paged.reserve_workspace, paged.VerifyPlan.superseded
+    def old_reserve(batch, device, impl=None, num_sms=None, *, num_heads=paged.WORKSPACE_HEADS, max_len_extend=paged.WORKSPACE_DRAFTS,
+                    kv_indices_len=0, stream=None, purpose='call'):
+        device = torch.device(device); impl = impl or ('cuda' if device.type == 'cuda' else 'simt')
+        need = paged.workspace_bytes(batch, num_heads, max_len_extend, impl, device, num_sms, kv_indices_len)
+        ws = next((w for w in cache if w.numel() >= need), None)
+        if ws is None: cache.append(ws := paged._aligned_bytes(need, device))
+        return ws
+    paged.reserve_workspace = old_reserve
+    if not superseded_check: paged.VerifyPlan.superseded = lambda self: False
+    try: yield
+    finally: paged.reserve_workspace, paged.VerifyPlan.superseded = saved, check
+
 
 # %% ../nbs/05b_server_flows.ipynb #a17b07c7
 @contextlib.contextmanager
@@ -394,6 +428,62 @@ def workspace_table(sms=(132, 148, 188), heads=(16, 128), drafts=(4, 8), batch=(
                     g = paged.workspace_bytes(b, h, n, 'simt', num_sms=sm, kv_indices_len=b * n * context)      # graph: cuda_graph_kv_indices
                     rows.append((sm, h, n, b, e / 2**20, g / 2**20, (e + g) / 2**20, 3 * (e + g) / 2**20))
     return rows
+
+# %% ../nbs/05b_server_flows.ipynb #b05f0a03
+FAULTS_ELSEWHERE = [   # faults whose promised outcome is shown by a test in another chapter (not rerun here: they build or spawn processes)
+    ('build failure at start-up', "04_serving `kernel_unavailable`, 04 `NoBuild`", 'Triton serves every call (its output bit for bit), one warning naming the extension and the compiler'),
+    ('validate mismatches that come and go', "04 `Flaky`", 'each wrong call answered by Triton, each right one served; off after VERIFY_KERNEL_MAX_MISMATCHES, one warning'),
+    ('SIGKILL during a build', "01a (stale and orphaned build locks)", 'the next start clears the lock, names the dead owner, builds once'),
+]
+
+def _kit_fault(kernel, name:str) -> dict:
+    "Two kit batches through a backend whose kernel is `kernel`: the first faults mid-batch, the second comes after."
+    from verify_kernel.backend import KitCase, run_kit_case
+    VB.register(); _sg()['REG'].ATTENTION_BACKENDS[name] = type(name, (VB.backend_class(),), {'vk_kernel': staticmethod(kernel)})
+    VB.reset_stats()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        first, after = (run_kit_case(KitCase(f'eagle topk2 2 req #{k}', prefix_lens=(5 + k, 9)), backend=name) for k in range(2))
+    tri = run_kit_case(first.case, backend='triton')
+    same = len(first.outputs) == len(tri.outputs) > 0 and all(torch.equal(a, b) for a, b in zip(first.outputs, tri.outputs))
+    s = dict(VB.stats()); VB.reset_stats()
+    return dict(first=first, after=after, triton_bitwise=same, stats=s, off_warnings=sum('TURNING THE KERNEL OFF' in str(w.message) for w in caught))
+
+def fault_table() -> list:
+    "Inject each serving-path fault this chapter can run and check the promised outcome: rows `(fault, outcome, ok)`; `FAULTS_ELSEWHERE` lists the rest."
+    rows, fp32 = [], (lambda f: upcast_triton(f, []))
+    def raiser(*a, **kw): raise RuntimeError("CUDA error: an illegal memory access was encountered (injected)")
+    k = _kit_fault(raiser, 'vk_fault_launch')
+    f, a, s = k['first'], k['after'], k['stats']
+    rows.append(('launch exception mid-batch', f"served {f.served}; the layer returned (nothing raised) Triton's output bit for bit: {k['triton_bitwise']}; "
+                 f"off: {s['disabled'][:60]}...; next batch refused as {list(a.refused)}; {k['off_warnings']} warning",
+                 f.served == 0 and k['triton_bitwise'] and s['disabled'].startswith('the kernel raised RuntimeError')
+                 and list(a.refused) == ['kernel turned off: the kernel raised RuntimeError'] and k['off_warnings'] == 1))
+    VB.reset_stats()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        t = tbo_flow(raise_at=1, triton_wrap=fp32)   # child 0 layer 0 served; child 1 layer 0 raises: Triton for it and the rest
+    s = dict(VB.stats()); VB.reset_stats()
+    rows.append(('launch exception mid-batch, two-batch overlap', '; '.join(f"L{r['layer']} child {r['child']}: {'kernel' if r['served'] else 'Triton'} "
+                 f"{r['ratio']:.2f} of the bound" for r in t) + f"; refusals {s['refused']}",
+                 [r['served'] for r in t] == [True, False, False, False] and all(_ok(r) for r in t)
+                 and s['refused'] == {'the kernel declined the call': 1, 'kernel turned off: the kernel raised RuntimeError': 2}
+                 and sum('TURNING THE KERNEL OFF' in str(w.message) for w in caught) == 1))
+    with quiet(), paged_before_issue_17(superseded_check=True): t = tbo_flow(own_workspaces=False, triton_wrap=fp32)
+    s = dict(VB.stats()); VB.reset_stats()
+    rows.append(('plan superseded under two-batch overlap (one shared workspace)', f"served {sum(r['served'] for r in t)} of {len(t)}, every row Triton's "
+                 f"within the bound (worst {max(r['ratio'] for r in t):.2f}), NaN rows {sum(r['nan_rows'] for r in t)}; off: {s['disabled'][:70]}...",
+                 not any(r['served'] for r in t) and all(_ok(r) for r in t) and 'superseded' in (s['disabled'] or '')))
+    for where, flags in (('build', ('--mem-fraction-static', '--max-running-requests')), ('graph', ('--mem-fraction-static', '--cuda-graph-max-bs'))):
+        msg = oom_at_start(where)
+        rows.append((f'reserve_workspace out of memory ({"backend build" if where == "build" else "init_cuda_graph_state"})',
+                     f"start-up error: {' '.join(msg.split())[:110]}...", bool(msg) and all(x in msg for x in flags)))
+    return rows
+
+def fault_markdown(rows:list) -> str:
+    "The fault table: what ran here, then where the rest are tested."
+    out = ['| fault | outcome | ok |', '|---|---|---|'] + [f"| {f} | {o} | {'yes' if ok else 'NO'} |" for f, o, ok in rows]
+    return '\n'.join(out + [f"| {f} | {o} (tested in {w}) | see there |" for f, w, o in FAULTS_ELSEWHERE])
 
 # %% ../nbs/05b_server_flows.ipynb #a17b42b9
 def runner_flow(topk:int=1, drafts:int=4, sizes=(4, 2, 1), heads:int=8, replays=((3,), (1,), (2,), (4,)), width_replay:int|None=3,

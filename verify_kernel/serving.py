@@ -15,7 +15,7 @@ from .oracle import verify_attn_ref
 # %% auto #0
 __all__ = ['BACKEND_NAME', 'ENV_MODE', 'ENV_VALIDATE_EVERY', 'ENV_MAX_MISMATCHES', 'MODES', 'log', 'MIN_CAPABILITY',
            'BackendConfig', 'config_from_env', 'stats', 'reset_stats', 'summary', 'arch_refusal', 'kernel_unavailable',
-           'disagreement', 'index_k_share', 'dsa_notice', 'say_dsa_notice']
+           'disagreement', 'turned_off', 'index_k_share', 'dsa_notice', 'say_dsa_notice']
 
 # %% ../nbs/04_serving.ipynb #47a639c5
 BACKEND_NAME = 'verify_kernel'          # the --attention-backend name
@@ -175,6 +175,12 @@ def _disable(reason:str):
     for b in list(_instances): b._vk_set_switch(False)   # graphs captured earlier: their Triton launch serves, the kernel's gets no rows
     msg = f"verify_kernel backend: TURNING THE KERNEL OFF for this process, Triton serves from now on: {reason}"
     log.error(msg); warnings.warn(msg, RuntimeWarning, stacklevel=3)
+
+def turned_off() -> str|None:
+    "The refusal every call gets once the kernel is off (None while it is on), naming what turned it off: validation mismatches, or an exception (the kernel's, validation's)."
+    d = _stats['disabled']
+    if not d: return None
+    return 'kernel turned off after validation mismatches' if 'validation mismatches' in d else f"kernel turned off: {d.split(':')[0]}"
 
 def _sg(name:str):
     "An SGLang module: the normal import in a server (sglang already imported), else through `import_sglang` (CPU tests)."

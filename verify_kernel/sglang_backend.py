@@ -116,7 +116,7 @@ class _Planning:
     def _vk_plan(self, fb, graph:bool, in_capture:bool=False) -> dict:
         "This batch's plan (`paged.plan_verify`) on the metadata the Triton backend just built, or the reason it is refused."
         if self.vk_refusal: return dict(refused=self.vk_refusal)
-        if S._stats['disabled']: return dict(refused=f"kernel turned off after validation mismatches")
+        if S._stats['disabled']: return dict(refused=S.turned_off())
         gate = None
         if graph:   # SGLang's static buffers (capture and replay refill them in place): the captured launches read this plan
             ws = self._vk_ws['graph'] if self.vk_own_workspaces else self._vk_graph_ws
@@ -251,7 +251,7 @@ class VerifyKernelAttnBackend(_Workspaces, _GraphSwitch, _Planning, _Validation,
         b = self.vk_batch
         if b is None: return self._vk_refuse('no plan: the metadata of this batch was not built by this backend')
         if 'refused' in b: return self._vk_refuse(b['refused'])
-        if S._stats['disabled']: return self._vk_refuse('kernel turned off after validation mismatches')
+        if S._stats['disabled']: return self._vk_refuse(S.turned_off())
         sg_args = (q, k, v, o, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
                    k_scale, v_scale, sm_scale)
         if k.dtype == torch.float8_e4m3fn and q.dtype == torch.bfloat16:   # SGLang casts the drafts to an fp8 cache's dtype:
