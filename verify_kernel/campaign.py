@@ -16,11 +16,11 @@ from .oracle import VerifyArgError
 
 # %% auto #0
 __all__ = ['PROFILES', 'TREE_KINDS', 'PAGE_SIZES', 'PAGE_ORDERS', 'CLASSES', 'batch_specs', 'MUTATIONS', 'MUTATION_CLASSES',
-           'VALUE_CLASSES', 'DEFRAG_SIM', 'DEFRAG_PROFILES', 'HOOK_EXAMPLES', 'FUZZ_SHARE', 'make_tree',
+           'VALUE_CLASSES', 'DEFRAG_SIM', 'DEFRAG_PROFILES', 'HOOK_EXAMPLES', 'hook_specs', 'FUZZ_SHARE', 'make_tree',
            'draw_batch_spec', 'paged_layout', 'prefix_holes', 'build_batch', 'describe_spec', 'kernel_run',
            'wrong_rows', 'check_valid', 'hook_args', 'check_invalid', 'check_planner', 'PropertyFailed',
            'check_example', 'run_property', 'result_line', 'write_reproducer', 'reproduce', 'campaign_table',
-           'DefragMachine', 'replay_defrag', 'run_defrag_machine', 'defrag_line', 'hook_specs', 'check_hook',
+           'DefragMachine', 'replay_defrag', 'run_defrag_machine', 'defrag_line', 'draw_hook_spec', 'check_hook',
            'run_hook_property', 'fuzz']
 
 # %% ../nbs/08_campaign.ipynb #f937a3e0
@@ -597,13 +597,14 @@ def defrag_line(r:dict) -> str:
 import warnings
 HOOK_EXAMPLES = dict(default=12, long=150)   # examples of the hook property a profile runs
 
-@st.composite
-def hook_specs(draw) -> dict:
+def draw_hook_spec(draw) -> dict:
     "A target_verify batch the kit fixture can build, and whether the kernel is turned off (as after validation mismatches: every call refused): 1-3 requests, prefixes 0-80, EAGLE chains (1-6 drafts) or the kit's topk-2 tree (3 drafts), 8 or 16 heads, bf16 or fp8 cache, padded or not."
     topk = draw(st.sampled_from([1, 2]))
     bs = draw(st.integers(1, 3))
     return dict(off=draw(st.booleans()), bs=bs, topk=topk, drafts=3 if topk == 2 else draw(st.integers(1, 6)), heads=draw(st.sampled_from([8, 16])), fp8=draw(st.booleans()),
                 prefix=draw(st.lists(st.integers(0, 80), min_size=1, max_size=bs)), seed=draw(st.integers(0, 2**16)))
+
+hook_specs = st.composite(draw_hook_spec)   # a plain assignment, as `batch_specs` above (the docs show `draw_hook_spec`)
 
 _hook_fixtures = {}
 def check_hook(spec:dict, kernel=None) -> dict:
@@ -628,9 +629,7 @@ def check_hook(spec:dict, kernel=None) -> dict:
             fl.attend(q, fb)
     except Exception as e: return dict(ok=False, outcome='raised', why=f"raised into the forward: {type(e).__name__}: {str(e)[:200]}")
     finally:
-        if spec['off']:   # on again for the next example
-            serving._stats['disabled'] = None
-            for b in list(serving._instances): b._vk_set_switch(True)
+        if spec['off']: serving._enable()   # on again for the next example, the counters kept
     if len(calls) != n0 + 1: return dict(ok=False, outcome='fail', why=f"{len(calls) - n0} hook calls for one layer")
     a, kw, served = calls[-1]
     p = F.hook_parity(a, a[3], kw.get('logit_cap', 0.0))
