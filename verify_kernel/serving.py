@@ -58,11 +58,16 @@ def stats() -> dict:
     s['workspace_bytes'] = dict(eager=sum(h['eager'] for h in held), graph=sum(h['graph'] for h in held), backends=len(held))
     return s
 
+def _enable():
+    "Turn a kernel that was turned off (validate mode, an exception) back on, its counters kept."
+    with _lock: _stats['disabled'] = None
+    for b in list(_instances): b._vk_set_switch(True)
+
 def reset_stats():
     "Zero every counter and re-enable a kernel that validate mode turned off."
     global _stats
     with _lock: _stats = _fresh()
-    for b in list(_instances): b._vk_set_switch(True)
+    _enable()
 
 def summary() -> str:
     "One line: what the backend served, refused (top reasons) and validated in this process."
