@@ -68,10 +68,10 @@ SUMMARY_EVERY_S = 60.0   # at most one summary line a minute in the server log w
 def _log_summary(force:bool=False):
     """The summary line on stderr (vLLM's server log; `verify-kernel ab --engine vllm` reads the last one): at a worker's exit, and at
     most once every `SUMMARY_EVERY_S` while serving - a worker killed without running `atexit` has still said what it did."""
+    now = time.monotonic()   # checked first: this runs at every layer's call
+    if not force and now - _said.get('at', -1e30) < SUMMARY_EVERY_S: return
     s = stats()
     if not (s['served'] or s['fallback'] or s['batches']): return
-    now = time.monotonic()
-    if not force and now - _said.get('at', -1e30) < SUMMARY_EVERY_S: return
     _said['at'] = now
     print(f"INFO verify_kernel: {summary()}", file=sys.stderr, flush=True)
 
