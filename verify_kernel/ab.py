@@ -426,8 +426,8 @@ def run_ab(cfg:ABConfig, log=print) -> dict:
             recs[leg] = ({f'{leg}-{c}': read_vllm_result(f, f'{leg}-{c}') for c, f in zip(cfg.contexts, results) if f.exists()} if vllm
                          else read_bench(jsonl))
             ids[leg] = read_ids(idsf)
-            text = Path(server.log).read_text(errors='replace') if server else ''
-            res['legs'][leg] = dict(backend=backend, stats=stats_line(text, VLLM_STATS_MARK if vllm else STATS_MARK) if server else None,
+            mark = VLLM_STATS_MARK if vllm else STATS_MARK
+            res['legs'][leg] = dict(backend=backend, stats=stats_line(Path(server.log).read_text(errors='replace'), mark) if server else None,
                                     log=str(server.log) if server else None)
     except (ServerDied, RuntimeError, ValueError) as e:
         res['error'] = str(e); log(f"\nA/B STOPPED: {e}")
