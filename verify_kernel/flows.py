@@ -439,7 +439,7 @@ FAULTS_ELSEWHERE = [   # faults whose promised outcome is shown by a test in ano
 def _kit_fault(kernel, name:str) -> dict:
     "Two kit batches through a backend whose kernel is `kernel`: the first faults mid-batch, the second comes after."
     from verify_kernel.backend import KitCase, run_kit_case
-    VB.register(); _sg()['REG'].ATTENTION_BACKENDS[name] = type(name, (VB.backend_class(),), {'vk_kernel': staticmethod(kernel)})
+    backend_variant(name, vk_kernel=staticmethod(kernel))
     VB.reset_stats()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
