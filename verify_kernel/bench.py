@@ -366,12 +366,11 @@ def vllm_traffic(shape:Shape, gpu:dict, elem_bytes:int=2) -> dict:
     decode row of its own whose extent is the prefix plus the drafts up to it (a causal chain: no tree mask can be said), on a grid
     (rows, cdiv(H, 16), splits), each program reading its split of its row's 576-wide keys (the 512 values are the same rows).
     So the prefix is requested once a draft. Counted, not timed: how much of it L2 absorbs (a request's rows read the same
-    prefix at about the same time) only a GPU says; the split partials (fp32, 513 wide) are written and read back."""
+    prefix at about the same time) only a GPU says."""
     L, groups = shape.N + shape.n, math.ceil(shape.H / VLLM_BLOCK_H)
     splits = vllm_splits(L, gpu['sms'])
     keys = shape.bs * groups * (shape.n * shape.N + shape.n * (shape.n + 1) // 2)   # row t of a request: N + t + 1 keys
-    return dict(vllm_programs=shape.bs * shape.n * groups * splits, vllm_splits=splits, vllm_kv_MB=keys * HEAD_DIM_QK * elem_bytes / 1e6,
-                vllm_partials_MB=2 * shape.bs * shape.n * shape.H * splits * (HEAD_DIM_V + 1) * 4 / 1e6)
+    return dict(vllm_programs=shape.bs * shape.n * groups * splits, vllm_splits=splits, vllm_kv_MB=keys * HEAD_DIM_QK * elem_bytes / 1e6)
 
 # %% ../nbs/90_bench.ipynb #0fe4e03a
 def chain_cache(d:dict, shape:Shape) -> tuple:
