@@ -34,14 +34,20 @@ class AttnTolerance:
     acc_dtype: torch.dtype = torch.float32  # accumulation / softmax statistics
     lam: float = 6.0                     # probabilistic-bound factor for long fp32 sums (Higham & Mary 2019)
     extra: float = 0.0                   # additional relative term (times A) for steps not modelled here
+    input_u: float = 0.0                 # unit roundoff of keys/values rounded before the MMAs (step 6; vLLM's bf16(fp8 * k_scale): 2^-8)
+    out_roundings: int = 1               # times o is rounded to out_dtype in a row (step 6)
 
     def __post_init__(self):
         for a in ('out_dtype', 'acc_dtype'): unit_roundoff(getattr(self, a))
         if self.p_dtype is not None: unit_roundoff(self.p_dtype)
         if not (isinstance(self.row_len, int) and self.row_len >= 1): raise VerifyArgError(f"AttnTolerance: `row_len` must be an int >= 1; got {self.row_len!r}")
+        if not (isinstance(self.out_roundings, int) and self.out_roundings >= 1): raise VerifyArgError(f"AttnTolerance: `out_roundings` must be an int >= 1; got {self.out_roundings!r}")
+        if not 0 <= self.input_u < 1: raise VerifyArgError(f"AttnTolerance: `input_u` must be a unit roundoff in [0, 1); got {self.input_u!r}")
 
     @property
-    def u_out(self) -> float: return unit_roundoff(self.out_dtype)
+    def u_out(self) -> float:
+        u = unit_roundoff(self.out_dtype)
+        return u if self.out_roundings == 1 else (1 + u) ** self.out_roundings - 1
     @property
     def u_p(self) -> float: return 0.0 if self.p_dtype is None else unit_roundoff(self.p_dtype)
     @property
@@ -49,12 +55,12 @@ class AttnTolerance:
 
     def score_error(self, s_abs:Tensor, cap:float=0.0) -> Tensor:
         "Bound ds on the score error of each row/head, given S = max_j scale*sum_d|q_d k_jd| (step 2)."
-        return self.u_acc * ((self.lam * math.sqrt(self.head_dim) + 2) * s_abs + 4 + 4 * cap)
+        return self.u_acc * ((self.lam * math.sqrt(self.head_dim) + 2) * s_abs + 4 + 4 * cap) + self.input_u * s_abs
 
     def o_bound(self, o_ref:Tensor, a_ref:Tensor, s_abs:Tensor, cap:float=0.0) -> Tensor:
         "|o - o_ref| bound per element: u_o|o_ref| + (1+u_o) A (u_p + (lam sqrt(N)+2) u_acc + 2 ds + extra)."
         pv = (self.lam * math.sqrt(self.row_len) + 2) * self.u_acc
-        rel = self.u_p + pv + 2 * self.score_error(s_abs, cap)[..., None] + self.extra
+        rel = self.u_p + pv + 2 * self.score_error(s_abs, cap)[..., None] + self.extra + self.input_u
         return self.u_out * o_ref.abs() + (1 + self.u_out) * a_ref * rel
 
     def lse_bound(self, lse_ref:Tensor, s_abs:Tensor, cap:float=0.0) -> Tensor:

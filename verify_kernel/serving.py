@@ -136,10 +136,15 @@ def _magnitudes(q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask
 def disagreement(o_kernel:Tensor,  # [T, H, Dv] the kernel's output
                  o_other:Tensor,   # [T, H, Dv] Triton's output on the same call
                  q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale, logit_cap=0.0,
-                 skip_prefix_custom_mask=True, k_scale=1.0, v_scale=1.0) -> str|None:
+                 skip_prefix_custom_mask=True, k_scale=1.0, v_scale=1.0, *,
+                 out_scale:float=1.0,   # both outputs are out_scale x the attention of these inputs (vLLM's calibrated fp8 cache: k_scale taken out of the values)
+                 input_u:float=0.0,     # parity.AttnTolerance's step 6: keys/values rounded before one side's MMAs
+                 out_roundings:int=1,   # ... and how often one side rounds its output
+                ) -> str|None:
     "Why two outputs of one target_verify call cannot both be within the parity bound of the exact result (None: they agree)."
     a, s = _magnitudes(q, k, v, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale, logit_cap,
                        skip_prefix_custom_mask, k_scale, v_scale)
+    a = a * abs(float(out_scale))
     ok_, ot = o_kernel.double(), o_other.double()
     if not (torch.equal(torch.isnan(ok_), torch.isnan(ot)) and torch.equal(torch.isinf(ok_), torch.isinf(ot))):
         bad = (torch.isfinite(ok_) != torch.isfinite(ot)).nonzero()
@@ -148,7 +153,8 @@ def disagreement(o_kernel:Tensor,  # [T, H, Dv] the kernel's output
     l_max = int((kv_indptr[1:] - kv_indptr[:-1]).max()) if kv_indptr.numel() > 1 else 0
     # each output is within one bound of the exact result (both round P and o to the output dtype and accumulate in fp32),
     # so two correct outputs differ by at most twice the bound: the factor 2 below
-    tol = parity.AttnTolerance(o_kernel.dtype, o_kernel.dtype, row_len=max(1, l_max + n_max), head_dim=q.shape[-1])
+    tol = parity.AttnTolerance(o_kernel.dtype, o_kernel.dtype, row_len=max(1, l_max + n_max), head_dim=q.shape[-1],
+                               input_u=input_u, out_roundings=out_roundings)
     bound = 2 * tol.o_bound(torch.maximum(ok_.abs(), ot.abs()), a.double(), s.double(), float(logit_cap))
     fin = torch.isfinite(ok_)
     ratio = torch.where(fin, (ok_ - ot).abs() / bound.clamp_min(1e-300), torch.zeros_like(ok_))

@@ -33,7 +33,7 @@ except ImportError as _e:
 
 # %% auto #0
 __all__ = ['BACKEND_NAME', 'BLOCK_SIZES', 'log', 'SUMMARY_EVERY_S', 'stats', 'reset_stats', 'summary', 'token_slots',
-           'VerifyKernelMLABackend', 'VerifyKernelDecodeMetadata', 'VerifyKernelMLAMetadataBuilder',
+           'VerifyKernelMLABackend', 'VerifyKernelDecodeMetadata', 'VerifyKernelMLAMetadataBuilder', 'cache_scale',
            'VerifyKernelMLAImpl']
 
 # %% ../nbs/04b_vllm.ipynb #e7e5553d
@@ -177,6 +177,12 @@ class VerifyKernelMLAMetadataBuilder(TritonMLAMetadataBuilder):
         return dict(plan=plan, n=n, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, ext_slots=ext,
                     validate=cfg.mode == 'validate', validate_every=cfg.validate_every, max_mismatches=cfg.max_mismatches)
 
+# %% ../nbs/04b_vllm.ipynb #1566053e
+def cache_scale(cache:Tensor, layer) -> float:
+    "The factor vLLM's MLA multiplies every cache entry by, keys and values alike: an fp8 cache's `layer._k_scale` (vLLM passes it as both `k_scale` and `v_scale`); 1.0 for a bf16 cache, which vLLM does not scale."
+    return 1.0 if cache.dtype == torch.bfloat16 else float(getattr(layer, '_k_scale_float', 1.0))
+
+
 # %% ../nbs/04b_vllm.ipynb #71787ff6
 class VerifyKernelMLAImpl(TritonMLAImpl):
     "TRITON_MLA's impl whose `forward_mqa` (decode and uniform verify blocks) runs the paged kernel on the builder's plan; anything it does not serve is `TritonMLAImpl.forward_mqa`, the reason counted (`stats()`)."
@@ -202,8 +208,6 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
         if cache.dim() != 3 or cache.stride(1) != cache.shape[-1] or cache.stride(0) != cache.shape[1] * cache.shape[-1]:
             return 'a cache whose pages are not one dense [blocks, block_size, 576] tensor'
         if cache.dtype not in (torch.bfloat16, torch.float8_e4m3fn, torch.uint8): return f"a {str(cache.dtype).replace('torch.', '')} cache"
-        if cache.dtype != torch.bfloat16 and float(getattr(layer, '_k_scale_float', 1.0)) != 1.0:
-            return 'an fp8 cache with k_scale != 1 (the query block\'s own keys would be re-rounded)'
         return None
 
     def _vk_forward(self, q, cache, md, layer) -> tuple:
@@ -213,20 +217,25 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
         kb = cache.view(-1, 1, cache.shape[-1])                                # [slots, 1, 576]: the page table flattened
         if kb.dtype == torch.uint8: kb = kb.view(torch.float8_e4m3fn)
         k_ext = kb[vk['ext_slots']].to(torch.bfloat16)    # the block's own keys (vLLM wrote them before attention; fp8 widens exactly)
+        # vLLM's keys and values are cache x ks, every token alike (an fp8 cache's k_scale; 1.0 for bf16). The kernel takes the
+        # unscaled entries exactly, ks in the softmax scale (sm * ks * q.k: the exact scores), and o comes back unscaled: x ks below
+        ks = cache_scale(cache, layer)
+        sm = self.scale * ks
         T, H = qx.shape[:2]
         o = qx.new_empty(T, H, self.kv_lora_rank)
         lse = torch.empty(T, H, dtype=torch.float32, device=qx.device)
         try:
             ok = paged.verify_attn_fwd(qx, k_ext, k_ext[..., :self.kv_lora_rank], o, kb, kb[..., :self.kv_lora_rank], vk['qo_indptr'],
                                        vk['kv_indptr'], vk['kv_indices'], None, bool(md.causal), None, vk['n'], 1.0, 1.0,
-                                       sm_scale=self.scale, lse_extend=lse, plan=vk['plan'])
+                                       sm_scale=sm, lse_extend=lse, plan=vk['plan'])
         except VerifyArgError as e:   # e.g. the layer's query heads are not the builder's (the plan is made for num_heads)
             return f"verify_attn_fwd refused the call: {str(e).splitlines()[0][:120]}"
         if not ok:
             return paged.why_not_served(qx, k_ext, k_ext[..., :self.kv_lora_rank], o, kb, kb[..., :self.kv_lora_rank], vk['qo_indptr'],
                                         vk['kv_indptr'], vk['kv_indices'], None, bool(md.causal), None, vk['n'], 1.0, 1.0,
-                                        sm_scale=self.scale) or 'verify_attn_fwd did not serve the call'
-        return o, lse, qx, k_ext, kb
+                                        sm_scale=sm) or 'verify_attn_fwd did not serve the call'
+        if ks != 1.0: o.mul_(ks)   # one more rounding of o (parity.AttnTolerance's out_roundings=2); lse is already that of the exact scores
+        return o, lse, qx, k_ext, kb, ks
 
     def forward_mqa(self, q, kv_c_and_k_pe_cache, attn_metadata, layer) -> tuple:
         "vLLM's decode entry: `(o [T, H, 512], lse [T, H])` from the paged kernel, or from `TritonMLAImpl.forward_mqa` with the reason counted."
@@ -236,22 +245,25 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
         if why:
             _fallback(why); _log_summary()
             return super().forward_mqa(q, kv_c_and_k_pe_cache, attn_metadata, layer)
-        o, lse, qx, k_ext, kb = r
+        o, lse, qx, k_ext, kb, ks = r
         vk = attn_metadata.decode.vk
         if vk['validate'] and attn_metadata.causal:
             self._vk_calls = getattr(self, '_vk_calls', 0) + 1
-            if self._vk_calls % vk['validate_every'] == 0: self._vk_validate(o, q, kv_c_and_k_pe_cache, attn_metadata, layer, qx, k_ext, kb, vk)
+            if self._vk_calls % vk['validate_every'] == 0: self._vk_validate(o, q, kv_c_and_k_pe_cache, attn_metadata, layer, qx, k_ext, kb, vk, ks)
         _count('served'); _log_summary()
         return o, lse.to(o.dtype)   # the dtype TritonMLAImpl returns its lse in
 
-    def _vk_validate(self, o, q, cache, md, layer, qx, k_ext, kb, vk):
+    def _vk_validate(self, o, q, cache, md, layer, qx, k_ext, kb, vk, ks=1.0):
         "Validate mode: Triton MLA's decode on the same call; two outputs farther apart than twice the parity bound are a mismatch."
         if S._interpreted():   # CPU tests: Triton's interpreter multiplies bf16 tl.dot operands as raw bits; fed fp32 (exact widening) it is the judge
             qf = tuple(t.float() for t in q) if isinstance(q, tuple) else q.float()
-            o_t = super().forward_mqa(qf, cache.float(), md, layer)[0].to(o.dtype)
+            cf = cache.float() if ks == 1.0 else cache.float() * ks   # an fp32 cache is not scaled by vLLM's kernel: the scale applied here
+            o_t = super().forward_mqa(qf, cf, md, layer)[0].to(o.dtype)
         else: o_t, _ = super().forward_mqa(q, cache, md, layer)
+        # ks != 1: vLLM rounds fp8 x ks to bf16 before its MMAs (input_u), ours rounds o twice (x ks after the kernel)
+        scaled = dict(out_scale=ks, input_u=2 ** -8, out_roundings=2) if ks != 1.0 else {}
         why = S.disagreement(o, o_t, qx, k_ext, k_ext[..., :self.kv_lora_rank], kb, vk['qo_indptr'], vk['kv_indptr'], vk['kv_indices'],
-                             None, None, self.scale)
+                             None, None, self.scale * ks, **scaled)
         with _lock:
             _stats['validated'] += 1
             if why: _stats['mismatches'] += 1
