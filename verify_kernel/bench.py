@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from . import paged
 from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, MIN_TILES_PER_SPLIT, THREADS,
-                                 gpu_peaks, gpu_verify_inputs, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
+                                 gpu_peaks, gpu_verify_inputs, mma_sync_peak, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
@@ -66,7 +66,7 @@ def gpu_spec(name:str) -> dict:
     for k, v in GPUS.items():
         if k.lower() in name.lower():
             bw, peak = gpu_peaks(k)
-            return dict(v, key=k, dram_Bps=bw, bf16_flops=peak)
+            return dict(v, key=k, dram_Bps=bw, bf16_flops=peak, mma_sync_flops=mma_sync_peak(k))
     raise ValueError(f"--model: unknown GPU {name!r}; known: {sorted(GPUS)}")
 
 # %% ../nbs/90_bench.ipynb #977a61cb
@@ -324,7 +324,7 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     busiest = max(max(x['tiles'] for x in sch['ctas']), math.ceil(tiles / gpu['sms']))
     smem_tile = sum(smem_bytes_per_tile().values())
     t_dram = dram / gpu['dram_Bps']
-    t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['bf16_flops'] / gpu['sms'])
+    t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])   # the peak of the instruction it issues
     t_smem = busiest * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
     terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem)
     # latency (issue 30): every kernel of the layer is one launch of a captured graph, and each CTA waits for its chain of dependent
@@ -350,7 +350,7 @@ def triton_bound(shape:Shape, gpu:dict, block_m:int) -> dict:
     flops_prog = 2 * block_m * (shape.N + shape.n) * (HEAD_DIM_QK + HEAD_DIM_V)
     nbytes, _ = verify_cost(shape.N, shape.n, shape.H, shape.bs)
     t_dram = nbytes / gpu['dram_Bps']
-    t_sm = math.ceil(programs / gpu['sms']) * flops_prog / (gpu['bf16_flops'] / gpu['sms'])
+    t_sm = math.ceil(programs / gpu['sms']) * flops_prog / (gpu['bf16_flops'] / gpu['sms'])   # the vendor's peak: Triton may issue wgmma on sm_90
     return dict(triton_programs=programs, triton_block_m=block_m, triton_kv_MB=programs * (shape.N + shape.n) * (HEAD_DIM_QK + HEAD_DIM_V) * 2 / 1e6,
                 triton_bound_us=max(t_dram, t_sm) * 1e6, triton_limiter='dram' if t_dram >= t_sm else 'one SM per program')
 

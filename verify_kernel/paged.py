@@ -16,11 +16,12 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
-           'SCHEDULE_VERSION', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'module', 'why_not_served', 'target_ctas',
-           'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
-           'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
-           'schedule_knobs', 'split_floor', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch',
-           'run_on_batch', 'gpu_peaks', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'SCHEDULE_VERSION', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served',
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
+           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule',
+           'schedule_status', 'schedule_knobs', 'split_floor', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
+           'serves_batch', 'run_on_batch', 'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs',
+           'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -575,21 +576,31 @@ def run_on_batch(batch, impl:str|None=None, **kw) -> tuple:
 
 # %% ../nbs/03_paged_bf16.ipynb #5f47288b
 GPU_PEAKS = {  # device-name fragment -> (DRAM bytes/s, dense bf16 tensor FLOP/s), vendor specs
-    # The FLOP/s are the vendor's dense bf16 tensor peaks. On H100/H200 only wgmma reaches 989 TFLOP/s and on B200 only tcgen05
-    # reaches 2,250; this kernel issues mma.sync (sm_80-level), whose peak on those chips is lower, and no citable published
-    # figure for it was found (searched 2026-12-05: Luo et al. 2024 "Benchmarking and Dissecting the Nvidia Hopper GPU
-    # Architecture", NVIDIA forum and CUTLASS issue threads, public mma-peak benchmark READMEs). So on H100/H200/B200 the compute
-    # side of the bound is optimistic for this kernel (a compute-bound shape's % of roofline understates it); on the RTX PRO 6000
-    # (sm_120, mma.sync is its tensor-core instruction) the 504 TFLOP/s spec is the right kind of peak.
+    # The FLOP/s are the vendor's dense bf16 tensor peaks (the roofline: what any kernel could reach). On H100/H200 only wgmma
+    # reaches 989 TFLOP/s and on B200 only tcgen05 reaches 2,250; this kernel issues mma.sync, whose peak is MMA_SYNC_PEAKS'.
     'H200': (4.8e12, 989e12), 'H100': (3.35e12, 989e12),
     'RTX PRO 6000': (1.792e12, 504e12), 'B200': (8.0e12, 2250e12),
 }
+# Dense bf16 FLOP/s that mma.sync (the instruction this kernel issues) reaches, where it is below the vendor's peak: the compute
+# term of the kernel's modelled bound (bench). Hopper: about two thirds of the wgmma peak - FlashAttention-3's blog post (Shah,
+# Bikshandi, Zhang, Thakkar, Ramani, Dao, 2024-07-11, pytorch.org/blog/flashattention-3, note 1), from the mma microbenchmarks
+# of Luo et al., 'Benchmarking and Dissecting the Nvidia Hopper GPU Architecture' (arXiv:2402.13499v1, an H800: 62.9% of peak
+# on average over its mma shapes and types, as summarised; the paper's own table was not readable here). B200 (sm_100): no
+# published mma.sync figure was found (searched 2026-12-05 and 12-06), so it keeps tcgen05's peak and its bound is optimistic.
+# RTX PRO 6000 (sm_120): mma.sync is its tensor-core instruction; the 504 TFLOP/s spec is its peak.
+MMA_SYNC_PEAKS = {'H200': 989e12 * 2 / 3, 'H100': 989e12 * 2 / 3}
 
 def gpu_peaks(name:str) -> tuple:
     "(bytes/s, FLOP/s) for a device name, or (nan, nan) when unknown."
     for k, v in GPU_PEAKS.items():
         if k in name: return v
     return (math.nan, math.nan)
+
+def mma_sync_peak(name:str) -> float:
+    "Dense bf16 FLOP/s mma.sync reaches on a device named like `name` (`MMA_SYNC_PEAKS`, else the vendor's peak; nan when unknown)."
+    for k, v in MMA_SYNC_PEAKS.items():
+        if k in name: return v
+    return gpu_peaks(name)[1]
 
 def verify_cost(N:int, n:int, H:int, bs:int=1, cache_elem_bytes:int=2) -> tuple:
     "(bytes, FLOPs) of one target_verify layer: latent prefix once (`cache_elem_bytes` an element: 2 bf16, 1 fp8), Q in, O out, draft rows; 2 H n N 1088 FLOPs."

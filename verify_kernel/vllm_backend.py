@@ -177,7 +177,7 @@ class VerifyKernelMLAMetadataBuilder(TritonMLAMetadataBuilder):
         return dict(plan=plan, n=n, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, ext_slots=ext,
                     validate=cfg.mode == 'validate', validate_every=cfg.validate_every, max_mismatches=cfg.max_mismatches)
 
-# %% ../nbs/04b_vllm.ipynb #1566053e
+# %% ../nbs/04b_vllm.ipynb #39ac3139
 def cache_scale(cache:Tensor, layer) -> float:
     "The factor vLLM's MLA multiplies every cache entry by, keys and values alike: an fp8 cache's `layer._k_scale` (vLLM passes it as both `k_scale` and `v_scale`); 1.0 for a bf16 cache, which vLLM does not scale."
     return 1.0 if cache.dtype == torch.bfloat16 else float(getattr(layer, '_k_scale_float', 1.0))
