@@ -11,13 +11,14 @@
 #   install 30; build 240 (5 builds at once: nvcc of the paged/flash/probe/self-test families for one arch and the
 #   emulator's self-test build, 117 + 65 + 140 + 60 CPU s on the 2-core CPU machine, 2026-12-03: the longest, the
 #   self-test's nvcc, bounds the wall time); check (a) 90 (8 fidelity kernels x 60 calls + the accumulation probe's 16
-#   calls and 50 models x 2,048 outputs in Python, ~20 s on the CPU); (b) 120 (4 serving batches, 8K-128K, fp64 oracle);
+#   calls and 50 models x 2,048 outputs in Python, ~20 s on the CPU; the mma.sync rate probe: 6 launches of 4 blocks an SM x
+#   8 warps x 2,048 rounds x 8 mma, ~1 ms each at the modelled peaks); (b) 120 (4 serving batches, 8K-128K, fp64 oracle);
 #   (d) 60 (one capture, 20 replays); (e) 150 (8 shapes x 20 reps, two kernels, Triton's JIT); (c) 90 (SGLang's kit);
 #   notebooks: what is left, 240 a notebook at most; then compute-sanitizer over (b) and (d), 300 (needs 120 left).
 # Writes to OUTDIR (at most 8 files come back from a lent machine, so the reports travel as one archive):
 #   gpu_check.log   everything printed
 #   summary.txt     one line a step: PASS / FAIL / SKIP with seconds (printed last)
-#   results.tgz     check-<step>/ (report.md, check.json, plots, mma_probe.pt), nvidia-smi.txt; rewritten after every step,
+#   results.tgz     check-<step>/ (report.md, check.json, plots, mma_probe.pt, mma_rate.json), nvidia-smi.txt; rewritten after every step,
 #                   so a run cut short still brings back what it measured
 #   notebooks.tgz   the notebooks whose gpu cells ran, outputs kept (copy them into nbs/)
 # Dependencies: .venv/bin/python if present, else python3 plus .gpu_payload/ (scripts/prepare_gpu_payload.sh, carried to the

@@ -12,13 +12,13 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'H200_MMA', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot',
-           'Step', 'StepResult', 'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values',
-           'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs',
-           'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'step_fidelity', 'serving_batches',
-           'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets',
-           'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser', 'fuzz_main',
-           'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
+__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations', 'CheckRow', 'check',
+           'table', 'plot', 'Step', 'StepResult', 'run_steps', 'verdict', 'environment', 'write_report',
+           'conversion_values', 'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs',
+           'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'mma_rate', 'step_fidelity',
+           'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections',
+           'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser',
+           'fuzz_main', 'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -471,15 +471,43 @@ def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.sync
                              detail=f"{type(x).__name__}: {x}"[:300]))
     return rows, raw
 
+MMA_RATE_CHAINS = 8   # independent mma.sync a warp a round in st_mma_rate (csrc/tests/simt_selftest.cu: kRateChains)
+
+def mma_rate(native, sms:int, like:Tensor, name:str='', iters:int=2048, blocks_per_sm:int=4, threads:int=256, reps:int=5,
+             sync=lambda: torch.cuda.synchronize(), clock=time.perf_counter) -> tuple:
+    """Step (a)'s throughput probe: `st_mma_rate` on `blocks_per_sm` x `sms` blocks of `threads`, each warp `iters` rounds of
+    MMA_RATE_CHAINS independent bf16 mma.sync m16n8k16; the best of `reps` timed launches (after a warm-up) gives the card's dense
+    mma.sync rate, beside the vendor's peak (`paged.gpu_peaks`) and the peak the model assumes (`paged.mma_sync_peak`) for the device
+    `name`. Returns (row, numbers); the row passes when every thread's sum is exact (the rate itself is a measurement, not a verdict)."""
+    from verify_kernel.paged import gpu_peaks, mma_sync_peak
+    blocks = sms * blocks_per_sm
+    out = native.st_mma_rate(like, blocks, threads, iters); sync()
+    exact = bool((out.cpu() == MMA_RATE_CHAINS * iters).all())
+    best = math.inf
+    for _ in range(reps):
+        t0 = clock(); native.st_mma_rate(like, blocks, threads, iters); sync(); best = min(best, clock() - t0)
+    flops = blocks * (threads // 32) * iters * MMA_RATE_CHAINS * 2 * 16 * 8 * 16
+    rate, vendor, model = flops / best, gpu_peaks(name)[1], mma_sync_peak(name)
+    nums = dict(device=name, sms=sms, blocks=blocks, threads=threads, iters=iters, seconds=best, flops=flops, tflops=rate / 1e12,
+                vendor_tflops=vendor / 1e12, model_tflops=model / 1e12, exact=exact)
+    vs = (f"; {rate / vendor:.0%} of the vendor's dense bf16 peak ({vendor / 1e12:.0f}), the model assumes {model / 1e12:.0f}"
+          if math.isfinite(vendor) else '; no published peak known for this device')
+    return dict(check=f'mma.sync m16n8k16 bf16 throughput ({blocks} blocks x {threads // 32} warps x {iters} x {MMA_RATE_CHAINS})',
+                function='st_mma_rate', status='PASS' if exact else 'FAIL', mode='',
+                detail=(f"{rate / 1e12:.1f} TFLOP/s" + vs) if exact else 'the sums are wrong: the rate is not reported'), nums
+
 def step_fidelity(out:Path):
     """(a) the self-test kernels natively and on the emulator, bitwise (every CPU result of the project rests on this), then the
-    card's mma.sync accumulation mode (its raw probe data in `mma_probe.pt`)."""
+    card's mma.sync accumulation mode (its raw probe data in `mma_probe.pt`) and its mma.sync rate (`mma_rate.json`)."""
     from verify_kernel import simt, build
     emulated, native = simt.load_selftest('simt'), simt.load_selftest('cuda', [build.detect_arch()])
     rows = fidelity_rows(emulated, native)
     probe, raw = mma_probe(native)
     Path(out).mkdir(parents=True, exist_ok=True); torch.save(raw, Path(out)/'mma_probe.pt')
-    return rows + probe
+    props = torch.cuda.get_device_properties(0)
+    rate, nums = mma_rate(native, props.multi_processor_count, torch.empty(0, device='cuda'), props.name)
+    (Path(out)/'mma_rate.json').write_text(json.dumps(nums, indent=1))
+    return rows + probe + [rate]
 
 
 # %% ../nbs/80_check.ipynb #0d61fdde

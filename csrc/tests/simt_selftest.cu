@@ -372,6 +372,42 @@ at::Tensor st_mma(at::Tensor A, at::Tensor B, at::Tensor C, bool via_ldmatrix) {
   return D;
 }
 
+// ------------------------------------------------------------------ mma.sync throughput
+// Every warp issues `iters` rounds of kRateChains independent mma.sync m16n8k16 (bf16 operands, fp32 accumulation)
+// on fragments of 0.125: each product is 1/64, so each mma adds 16/64 = 0.25 to every accumulator, exactly. Each
+// thread writes the sum of its accumulators: kRateChains * 4 * 0.25 * iters = kRateChains * iters (exact while
+// iters <= 2^20). Timed on a GPU it gives the card's dense mma.sync rate (check step (a)); the emulator checks the sums.
+constexpr int kRateChains = 8;
+
+__global__ void mma_rate_kernel(float* out, int iters) {
+  constexpr uint32_t kEighths = 0x3E003E00u;  // two bf16 0.125
+  const uint32_t a[4] = {kEighths, kEighths, kEighths, kEighths}, b[2] = {kEighths, kEighths};
+  float acc[kRateChains][4] = {};
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int c = 0; c < kRateChains; ++c) {
+      float d[4];
+      vk::mma_bf16_16816(d, a, b, acc[c]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[c][e] = d[e];
+    }
+  }
+  float sum = 0.f;
+#pragma unroll
+  for (int c = 0; c < kRateChains; ++c) sum += (acc[c][0] + acc[c][1]) + (acc[c][2] + acc[c][3]);
+  out[int64_t(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
+}
+
+at::Tensor st_mma_rate(at::Tensor like, int64_t blocks, int64_t threads, int64_t iters) {
+  TORCH_CHECK(blocks >= 1 && blocks <= (1 << 20), "st_mma_rate: blocks must be in [1, 2^20], got ", blocks);
+  TORCH_CHECK(threads >= 32 && threads <= 1024 && threads % 32 == 0, "st_mma_rate: threads must be whole warps, 32 to 1024, got ", threads);
+  TORCH_CHECK(iters >= 1 && iters <= (1 << 20), "st_mma_rate: iters must be in [1, 2^20] (the sums stay exact), got ", iters);
+  auto out = at::empty({blocks * threads}, like.options().dtype(at::kFloat));
+  mma_rate_kernel<<<unsigned(blocks), unsigned(threads), 0, stream()>>>(out.data_ptr<float>(), int(iters));
+  ST_CHECK_LAUNCH();
+  return out;
+}
+
 // ------------------------------------------------------------------ cp.async
 // Thread r copies 16-byte row r of src into dynamic smem (zero-fill where valid[r] == 0) in two
 // commit groups (even rows, then odd rows); it reads its destination before any wait (early),

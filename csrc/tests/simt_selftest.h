@@ -12,6 +12,7 @@ std::vector<at::Tensor> st_atomics(at::Tensor x);
 at::Tensor st_convert(at::Tensor in, int64_t mode);
 at::Tensor st_ldmatrix(at::Tensor src, at::Tensor perm, int64_t count, bool trans);
 at::Tensor st_mma(at::Tensor A, at::Tensor B, at::Tensor C, bool via_ldmatrix);
+at::Tensor st_mma_rate(at::Tensor like, int64_t blocks, int64_t threads, int64_t iters);
 std::vector<at::Tensor> st_cp_async(at::Tensor src, at::Tensor valid);
 at::Tensor st_traffic(at::Tensor x, at::Tensor y, int64_t threads);
 std::vector<at::Tensor> st_intrinsics(at::Tensor v, at::Tensor f);
