@@ -20,11 +20,11 @@ __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LA
            'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile',
            'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound',
            'paged_bound', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'chain_cache', 'flashinfer_mla',
-           'vllm_triton_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'measure', 'PeerCall', 'b12x_dense_mla',
-           'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
-           'split_model_rows', 'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
-           'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'table', 'plot', 'save',
-           'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
+           'vllm_triton_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall',
+           'b12x_dense_mla', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows',
+           'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'schedule_sweep', 'schedule_winners',
+           'write_schedule', 'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer',
+           'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -344,8 +344,10 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
                 chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
                 bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
 
-def triton_bound(shape:Shape, gpu:dict, block_m:int) -> dict:
-    "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM."
+def triton_bound(shape:Shape, gpu:dict, block_m:int|None) -> dict:
+    "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM. `block_m` None (SGLang not installed: its rule cannot be asked): NaN."
+    if block_m is None:
+        return dict(triton_programs=math.nan, triton_block_m=math.nan, triton_kv_MB=math.nan, triton_bound_us=math.nan, triton_limiter='SGLang not installed')
     programs = shape.bs * shape.H * math.ceil(shape.n / block_m)
     flops_prog = 2 * block_m * (shape.N + shape.n) * (HEAD_DIM_QK + HEAD_DIM_V)
     nbytes, _ = verify_cost(shape.N, shape.n, shape.H, shape.bs)
@@ -434,12 +436,17 @@ def batch_plan(d:dict, workspace=None, min_tiles:int|None=None):
     return plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1],
                        workspace=workspace, min_tiles_per_split=min_tiles)
 
+def sglang_triton(d:dict):
+    "SGLang's Triton `extend_attention_fwd` on the benchmark's inputs `d` as a call (the baseline), or None where SGLang is not installed (vLLM's venv: then the vLLM column is the comparison)."
+    from verify_kernel import sglang_support
+    try: sg = sglang_support.import_sglang('sglang.kernels.ops.attention.extend_attention')
+    except ImportError: return None
+    return lambda: sg.extend_attention_fwd(*[d[k] for k in HOOK_ARG_NAMES], sm_scale=d['sm_scale'], logit_cap=0.0, skip_prefix_custom_mask=True)
+
 def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None) -> dict:
     """Time one layer's call of the paged kernel (its batch's plan made outside the timed region), the plan kernel alone, SGLang's
     Triton extend_attention_fwd and (where installed) FlashInfer's MLA kernel, b12x's dense MLA (sm_120/121) and vLLM's TRITON_MLA on identical inputs, the peers
-    as causal chains: CUDA graphs, L2 flushed before every replay, median."""
-    from verify_kernel import sglang_support
-    sg = sglang_support.import_sglang('sglang.kernels.ops.attention.extend_attention')
+    as causal chains: CUDA graphs, L2 flushed before every replay, median. Without SGLang (vLLM's venv) its columns are NaN, 'not installed'."""
     d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=shape.N + shape.n + shape.H + shape.bs)
     ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda')   # this batch's own, exactly sized
     plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
@@ -448,9 +455,9 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=min_tiles), reps=reps)   # once a batch (rewrites the same plan)
     ours = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps)               # one layer's call
     o_ours = d['o_extend'].clone()
-    tri = time_graph(lambda: sg.extend_attention_fwd(*[d[k] for k in HOOK_ARG_NAMES], sm_scale=d['sm_scale'], logit_cap=0.0,
-                                                     skip_prefix_custom_mask=True), reps=triton_reps)
-    diff = (o_ours.float() - d['o_extend'].float()).abs().max().item()
+    sg_call = sglang_triton(d)
+    tri = time_graph(sg_call, reps=triton_reps) if sg_call is not None else math.nan   # SGLang's own failures are not hidden
+    diff = (o_ours.float() - d['o_extend'].float()).abs().max().item() if sg_call is not None else math.nan
     fi_ms, fi_note = _time_peer(lambda: flashinfer_mla(d, shape), reps)
     cc = torch.cuda.get_device_capability()
     bx_ms, bx_note = (_time_peer(lambda: b12x_dense_mla(d, shape), reps) if tuple(cc) in PEERS['b12x-dense-mla']['archs']
@@ -464,7 +471,7 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
                 plan_matches_schedule=table == sch['table'], triton_us=tri * 1e3, flashinfer_us=fi_ms * 1e3, b12x_us=bx_ms * 1e3,
                 vllm_us=vl_ms * 1e3, speedup_vs_triton=tri / ours, speedup_vs_flashinfer=fi_ms / ours, speedup_vs_b12x=bx_ms / ours, speedup_vs_vllm=vl_ms / ours, GBps=nbytes / ours / 1e6, TFLOPS=flops / ours / 1e9,
                 pct_roofline=100 * t_min * 1e3 / ours, t_min_us=t_min * 1e6, bound='memory' if nbytes / bw >= flops / peak else 'compute',
-                max_diff_vs_triton=diff, flashinfer_note=fi_note, b12x_note=bx_note, vllm_note=vl_note)
+                max_diff_vs_triton=diff, triton_note='' if sg_call is not None else 'not installed', flashinfer_note=fi_note, b12x_note=bx_note, vllm_note=vl_note)
 
 # %% ../nbs/90_bench.ipynb #b12xa002
 B12X_RELEASE = '1.5.1'   # the b12x release the call below was written against and is checked against on CPU (pinned in requirements-nodeps.txt)
@@ -597,7 +604,8 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
     published limits), the plan kernel's per-batch cost beside it, next to any measurement."""
     from tqdm.auto import tqdm
     gpu = gpu_spec(gpu_name)
-    bm = triton_block_m(gpu['cc'])
+    try: bm = triton_block_m(gpu['cc'])
+    except ImportError: bm = None   # vLLM's venv: no SGLang, its columns NaN
     models, rows, date = {}, [], _now()
     for s in tqdm(sweep, desc=f'model {gpu["key"]}', disable=not progress, unit='shape'):
         key = (s.n, s.H, s.bs)
@@ -815,7 +823,7 @@ def table(rows:list[dict]) -> str:
                 f"{r.get('latency_us', math.nan):.2f} | {r['t_min_us']:.2f} | {r.get('latency_floor_us', math.nan):.2f} | {r.get('bound_over_floor', math.nan):.2f} | "
                 f"{r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
                 f"{r['global_MB']:.0f} | {r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['plan_bound_us']:.3f} | {r['plan_barriers']:.0f} | "
-                f"{r['triton_bound_us']:.0f} | {r['speedup_bound']:.0f}x | {r['pct_roofline_at_bound']:.0f}% | "
+                f"{_f(r['triton_bound_us'], '.0f')} | {_f(r['speedup_bound'], '.0f', 'x')} | {r['pct_roofline_at_bound']:.0f}% | "
                 f"{_f(r.get('kv_MB'), '.1f')} / {_f(r.get('triton_kv_MB'), '.1f')} / {_f(r.get('vllm_kv_MB'), '.1f')} | "
                 f"{_f(r['measured_paged_us'], '.1f')} | {_f(r['measured_over_bound'], '.2f')} | {_f(r['measured_plan_us'], '.1f')} |" for r in rows]
     return '\n'.join([head] + body)
@@ -828,6 +836,11 @@ def plot(rows:list[dict], path:Path) -> Path:
     k = dict(t='bound_us', tt='triton_bound_us', gb='GBps_at_bound', pct='pct_roofline_at_bound', sp='speedup_bound') if model else \
         dict(t='paged_us', tt='triton_us', gb='GBps', pct='pct_roofline', sp='speedup_vs_triton')
     fig, ax = plt.subplots(1, 4, figsize=(20, 4.6))
+    finite = lambda key: any(isinstance(r.get(key), (int, float)) and math.isfinite(r[key]) for r in rows)
+    over = 'Triton'
+    if not finite(k['sp']):   # no SGLang here (vLLM's venv): measured, the speedup over vLLM's TRITON_MLA; modelled, none to show
+        if not model and finite('speedup_vs_vllm'): k['sp'], over = 'speedup_vs_vllm', "vLLM's TRITON_MLA"
+        else: over = None
     groups = sorted({(r['n'], r['H'], r['bs']) for r in rows})
     for g in groups:
         rs = sorted((r for r in rows if (r['n'], r['H'], r['bs']) == g), key=lambda r: r['N'])
@@ -851,7 +864,8 @@ def plot(rows:list[dict], path:Path) -> Path:
               title=f'time per layer ({what})')
     ax[1].set(xscale='log', xlabel='prefix N', ylabel='GB/s (roofline bytes / time)', title=f'bandwidth ({what})')
     ax[2].set(xscale='log', xlabel='prefix N', ylabel='% of roofline t_min', title=f'% of roofline ({what})', ylim=(0, 105))
-    ax[3].set(xscale='log', yscale='log', xlabel='prefix N', ylabel='x', title=f'speedup over Triton ({what})')
+    if over: ax[3].set(xscale='log', yscale='log', xlabel='prefix N', ylabel='x', title=f'speedup over {over} ({what})')
+    else: ax[3].set(xscale='log', xlabel='prefix N', title="speedup: SGLang's Triton not installed here")
     for a in ax: a.grid(alpha=0.3)
     ax[0].legend(fontsize=7, ncol=2); ax[2].axhline(70, color='gray', lw=0.6, ls='--')
     fig.suptitle(f"verify-kernel bench - {rows[0]['hardware']} - {rows[0]['date']} - {MODEL_LABEL + ' (lower bounds)' if model else 'measured'}", fontsize=10)
