@@ -471,9 +471,10 @@ def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.sync
                              detail=f"{type(x).__name__}: {x}"[:300]))
     return rows, raw
 
+# %% ../nbs/80_check.ipynb #53a28a5a
 MMA_RATE_CHAINS = 8   # independent mma.sync a warp a round in st_mma_rate (csrc/tests/simt_selftest.cu: kRateChains)
 
-def mma_rate(native, sms:int, like:Tensor, name:str='', iters:int=2048, blocks_per_sm:int=4, threads:int=256, reps:int=5,
+def mma_rate(native, sms:int, like:torch.Tensor, name:str='', iters:int=2048, blocks_per_sm:int=4, threads:int=256, reps:int=5,
              sync=lambda: torch.cuda.synchronize(), clock=time.perf_counter) -> tuple:
     """Step (a)'s throughput probe: `st_mma_rate` on `blocks_per_sm` x `sms` blocks of `threads`, each warp `iters` rounds of
     MMA_RATE_CHAINS independent bf16 mma.sync m16n8k16; the best of `reps` timed launches (after a warm-up) gives the card's dense
@@ -508,7 +509,6 @@ def step_fidelity(out:Path):
     rate, nums = mma_rate(native, props.multi_processor_count, torch.empty(0, device='cuda'), props.name)
     (Path(out)/'mma_rate.json').write_text(json.dumps(nums, indent=1))
     return rows + probe + [rate]
-
 
 # %% ../nbs/80_check.ipynb #0d61fdde
 def serving_batches(device:str='cuda') -> list:

@@ -15,9 +15,9 @@ from nbdev.frontmatter import _nbpath2html
 # %% auto #0
 __all__ = ['OUTPUT_LIMIT', 'NOISE', 'CELL_LINES', 'PAGE_TEMPLATE', 'SITE_CSS', 'RENDER_LOCK', 'CHROMIUM_ARGS', 'test_flags',
            'runs_for_docs', 'exec_show_docs_defs', 'DocsFilter', 'chapters', 'page_name', 'sidebar', 'output_problems',
-           'lean_outputs', 'long_cells', 'package_imports', 'import_circles', 'floors', 'proc_nbs', 'quarto_options',
-           'link_attributes', 'QuartoCellOptions', 'frontmatter_cell', 'html_pages', 'render_lock', 'render',
-           'chromium_path', 'serve', 'expected', 'check_site', 'main']
+           'lean_outputs', 'long_cells', 'package_imports', 'import_circles', 'floors', 'unreadable_signatures',
+           'proc_nbs', 'quarto_options', 'link_attributes', 'QuartoCellOptions', 'frontmatter_cell', 'html_pages',
+           'render_lock', 'render', 'chromium_path', 'serve', 'expected', 'check_site', 'main']
 
 # %% ../nbs/91_docs.ipynb #5de74442
 _DEF_DIRECTIVES = {'export', 'exports', 'exporti', 'exec_doc'}
@@ -166,6 +166,28 @@ def floors(pkg:Path|None=None) -> dict:
         if m not in memo: memo[m] = 1 + max((f(b) for a, b in edges if a == m), default=-1)
         return memo[m]
     return {m: f(m) for m in sorted({m for e in edges for m in e})}
+
+# %% ../nbs/91_docs.ipynb #5454a259
+def unreadable_signatures(pkg:str='verify_kernel') -> list[str]:
+    "Every symbol in a package module's `__all__` (functions, classes and their methods) whose signature `show_doc` could not read: 'module.name: error'."
+    import importlib, inspect, pkgutil
+    root, out = importlib.import_module(pkg), []
+    def probe(where, f):
+        try: inspect.signature(f, eval_str=True)
+        except (NameError, SyntaxError, TypeError, AttributeError) as x:
+            if isinstance(x, (TypeError, ValueError)) and 'no signature' in str(x): return
+            out.append(f'{where}: {type(x).__name__}: {x}')
+        except ValueError: pass   # builtins without a signature
+    for m in sorted(i.name for i in pkgutil.iter_modules(root.__path__) if not i.name.startswith('_')):
+        mod = importlib.import_module(f'{pkg}.{m}')
+        for n in getattr(mod, '__all__', []):
+            f = getattr(mod, n, None)
+            if not callable(f) or getattr(f, '__module__', None) != mod.__name__: continue
+            probe(f'{m}.{n}', f)
+            if inspect.isclass(f):
+                for k, v in vars(f).items():
+                    if inspect.isfunction(v) and not k.startswith('_'): probe(f'{m}.{n}.{k}', v)
+    return out
 
 # %% ../nbs/91_docs.ipynb #3c7407f4
 def _proc_one(src_dst):
