@@ -14,16 +14,17 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
 # %% auto #0
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
            'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES',
-           'BATCH_ROLES', 'LAYER_ROLES', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE', 'VLLM_BLOCK_H',
-           'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES',
-           'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S', 'Shape',
-           'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile',
-           'launch_role', 'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound',
-           'paged_bound', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'chain_cache', 'flashinfer_mla',
-           'vllm_triton_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall',
-           'b12x_dense_mla', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows',
-           'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'schedule_sweep', 'schedule_winners',
-           'write_schedule', 'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer',
+           'BATCH_ROLES', 'LAYER_ROLES', 'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE',
+           'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL',
+           'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS',
+           'SCHEDULE_BUDGET_S', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
+           'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts',
+           'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'triton_bound', 'vllm_splits',
+           'vllm_traffic', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info', 'device_copy_GBps',
+           'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
+           'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
+           'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
+           'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab', 'overlap_table',
            'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
@@ -150,6 +151,7 @@ LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 's
 ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'run_check', 'paged_verify_kernel': 'main',
          'paged_verify_combine_kernel': 'combine'}   # run_check: each CTA's run_first in its work descriptor, from the adjacency bits
 BATCH_ROLES, LAYER_ROLES = ('plan', 'runs', 'run_check'), ('main', 'combine')   # once a forward batch; every layer
+CHAIN_COUNTERS = ('.chain_depth', '.chain_at_wait')   # per role: depths (the deepest CTA), not sums
 
 def launch_role(kernel:str) -> str:
     "The role of a launch of the paged family by its kernel's name: 'plan' or 'runs' (once a batch), 'main' or 'combine' (every layer)."
@@ -170,6 +172,7 @@ def _role_counts(launches, roles) -> dict:
         for t, v in l.stored.items(): add(f'{r}.stored.{t}', v)
         ch = getattr(l, 'chain', None) or {}
         out[f'{r}.chain_depth'] = max(out.get(f'{r}.chain_depth', 0), ch.get('max', 0))   # a depth: the deepest CTA, not a sum
+        out[f'{r}.chain_at_wait'] = max(out.get(f'{r}.chain_at_wait', 0), ch.get('at_wait', 0))   # of which before vk::wait_primary_grid
     return out
 
 def _unique(tr, prefix='') -> dict:
@@ -205,9 +208,9 @@ class CountModel:
     n:int; H:int; bs:int
     coef:dict                     # counter -> {feature: coefficient}
     runs:int
-    chains:dict = dataclasses.field(default_factory=dict)   # role -> deepest load chain before a CTA's first cp.async over the runs
+    chains:dict = dataclasses.field(default_factory=dict)   # 'role.chain_depth' / 'role.chain_at_wait' -> the deepest over the runs (a depth: not linear)
     def predict(self, feats:dict) -> dict:
-        return {**{c: sum(w * feats[f] for f, w in ws.items()) for c, ws in self.coef.items()}, **{f'{r}.chain_depth': v for r, v in self.chains.items()}}
+        return {**{c: sum(w * feats[f] for f, w in ws.items()) for c, ws in self.coef.items()}, **self.chains}
 
 def _sparse_exact_fit(X, y) -> dict|None:
     "Fewest features (greedy forward selection) whose least-squares fit reproduces every run to the count; {feature: coefficient}."
@@ -243,8 +246,8 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
         c = emulator_counts(N, n, H, bs, num_sms=sms, min_tiles=mts)
         sch = paged_schedule([N] * bs, n, H, sms, mts)
         _check_plan(c, sch, f"N={N}, num_sms={sms}, min_tiles={mts}")
-        for k in [k for k in c if k.endswith('.chain_depth')]:      # depths are not linear in the tiles: the deepest of the runs
-            r = k.split('.')[0]; chains[r] = max(chains.get(r, 0), c.pop(k))
+        for k in [k for k in c if k.endswith(CHAIN_COUNTERS)]:     # depths are not linear in the tiles: the deepest of the runs
+            chains[k] = max(chains.get(k, 0), c.pop(k))
         ks = sorted(k for k in c if k != 'table')
         if keys is not None and ks != keys: raise AssertionError(f"the counters differ between calibration runs: {sorted(set(ks) ^ set(keys))}")
         keys = ks
@@ -267,13 +270,14 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     sch = paged_schedule([N] * model.bs, model.n, model.H, sms, mts)
     p = model.predict(schedule_features(sch))
     bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in (set(c) | set(p)) - {'table'} if abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5
-           and not (k.endswith('.chain_depth') and c.get(k, 0) <= p.get(k, 0.0))}   # a depth: the model's is the deepest calibration run's
+           and not (k.endswith(CHAIN_COUNTERS) and c.get(k, 0) <= p.get(k, 0.0))}   # a depth: the model's is the deepest calibration run's
     if c['table'] != sch['table']: bad['table'] = (c['table'], sch['table'])
     if c['main.grid'] != sch['grid']: bad['main.grid'] = (c['main.grid'], sch['grid'])
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 5   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check
+COUNTS_VERSION = 6   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
+                     # 6 the chain at the wait (programmatic combine)
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -311,9 +315,14 @@ def plan_bound(c:dict, gpu:dict) -> dict:
                 plan_collectives=tot('collectives'), plan_ld_ops=tot('ld_ops'), plan_st_ops=tot('st_ops'),
                 plan_global_KB=(glob_plan + glob_runs) / 1e3, plan_bound_us=max(t_dram, t_l1) * 1e6, plan_limiter='dram' if t_dram >= t_l1 else 'L1')
 
-def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT) -> dict:
+def overlaps_combine(gpu:dict) -> bool:
+    "Whether the host launches the combine as a programmatic dependent launch on `gpu` (paged_api.cu's default: compute capability 9.0 on)."
+    return tuple(gpu['cc']) >= (9, 0)
+
+def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT, overlap_combine:bool|None=None) -> dict:
     """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
-    scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart."""
+    scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart.
+    `overlap_combine` (None: `overlaps_combine(gpu)`): the combine is a programmatic launch, its launch and its chain up to its wait hidden."""
     sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
@@ -330,17 +339,23 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     # latency (issue 30): every kernel of the layer is one launch of a captured graph, and each CTA waits for its chain of dependent
     # loads before its first cp.async; the kernels run one after another, so their chains add. One wave of CTAs (~1 an SM): the
     # busiest SM's work starts after them. A lower bound still: the rest of each CTA's latency (its pipeline's fill, its epilogue) is not counted.
+    # A programmatic combine (chapter 03) is launched while the main kernel runs and does its row lookup then: its launch and its
+    # chain up to the wait overlap the main kernel, and what it adds after the main kernel ends is the rest of its chain.
+    overlap = overlaps_combine(gpu) if overlap_combine is None else bool(overlap_combine)
     launches = sum(g(f'{k}.launches') for k in LAYER_ROLES)
+    exposed = launches - (g('combine.launches') if overlap else 0)
     depth = {k: g(f'{k}.chain_depth') for k in LAYER_ROLES}
+    if overlap: depth['combine'] -= g('combine.chain_at_wait')
     lat = gpu['dram_latency_ns'] * 1e-9
-    t_lat = launches * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
+    t_lat = exposed * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
     return dict(min_tiles=min_tiles, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
-                launches=sum(g(f'{k}.launches') for k in LAYER_ROLES),
+                launches=launches, exposed_launches=exposed, combine_overlapped=overlap,
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_MB=g('main.loaded.k_buffer') / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
                 hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
                 collectives=sum(g(f'{k}.collectives') for k in LAYER_ROLES),
                 smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6,
                 throughput_bound_us=max(terms.values()) * 1e6, chain_depth_main=depth['main'], chain_depth_combine=depth['combine'],
+                chain_depth_combine_total=g('combine.chain_depth'),
                 chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
                 bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
 
@@ -768,7 +783,8 @@ def gpu_schedule_timer(reps:int=20):
             held.update(shape=shape, d=d, ws=paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda'))
         d = held['d']
         plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'])
-        us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
+        with paged.overlap_combine(knobs.get('overlap_combine', -1), 'cuda'):   # captured in the graph as set here
+            us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
         return dict(us=us, out=d['o_extend'].clone())
     return timer
 
@@ -780,9 +796,11 @@ def emulator_schedule_timer(reps:int=1):
         if held.get('shape') != shape: held.clear(); held.update(shape=shape, d=gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, device='cpu', seed=7))
         d = held['d']
         plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'])
-        t0 = time.perf_counter()
-        for _ in range(reps): verify_attn_fwd(**d, plan=plan, check_args=False)
-        return dict(us=(time.perf_counter() - t0) / reps * 1e6, out=d['o_extend'].clone())
+        with paged.overlap_combine(knobs.get('overlap_combine', -1), 'simt'):
+            t0 = time.perf_counter()
+            for _ in range(reps): verify_attn_fwd(**d, plan=plan, check_args=False)
+            us = (time.perf_counter() - t0) / reps * 1e6
+        return dict(us=us, out=d['o_extend'].clone())
     return timer
 
 def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=None):
@@ -793,6 +811,28 @@ def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=No
         if key not in ms: ms[key] = count_model(*key, cache=cache)
         return dict(us=paged_bound(shape, gpu, ms[key], knobs['min_tiles_per_split'])['bound_us'], out=None)
     return timer
+
+# %% ../nbs/90_bench.ipynb #b2727009
+OVERLAP_SHAPES = tuple(Shape(N, 16, 8) for N in (1024, 4096, 16384, 65536))
+
+def overlap_ab(timer, shapes=OVERLAP_SHAPES, min_tiles:int=1) -> list[dict]:
+    """One layer's call at each shape with the combine launched after the main kernel (`overlap_combine` 0) and overlapped (1),
+    timed by `timer(shape, knobs) -> {'us', 'out'}` at split floor `min_tiles`: {N, n, H, bs, us_two_launches, us_overlapped,
+    speedup, bitwise} (`bitwise`: the two outputs equal bit for bit)."""
+    rows = []
+    for s in shapes:
+        a, b = (timer(s, dict(min_tiles_per_split=min_tiles, overlap_combine=m)) for m in (0, 1))
+        same = a.get('out') is not None and b.get('out') is not None and torch.equal(a['out'].view(torch.int16), b['out'].view(torch.int16))
+        rows.append(dict(N=s.N, n=s.n, H=s.H, bs=s.bs, min_tiles_per_split=min_tiles, us_two_launches=float(a['us']),
+                         us_overlapped=float(b['us']), speedup=float(a['us']) / float(b['us']), bitwise=same))
+    return rows
+
+def overlap_table(rows:list[dict], what:str) -> str:
+    "`overlap_ab`'s rows as a markdown table headed by `what` (measured or emulated, where, when)."
+    head = [f"{what}: one layer's call, the combine launched after the main kernel vs overlapped with it (programmatic dependent launch)\n",
+            '| N | n | H | floor | two launches us | overlapped us | speedup | outputs bitwise equal |', '|---|---|---|---|---|---|---|---|']
+    return '\n'.join(head + [f"| {r['N']} | {r['n']} | {r['H']} | {r['min_tiles_per_split']} | {r['us_two_launches']:.2f} | {r['us_overlapped']:.2f} | "
+                              f"{r['speedup']:.2f}x | {'yes' if r['bitwise'] else 'NO'} |" for r in rows])
 
 # %% ../nbs/90_bench.ipynb #b20spl04
 def _f(x, fmt, unit=''):
@@ -816,10 +856,10 @@ def table(rows:list[dict]) -> str:
         head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
                 f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the batch's plan (plan + runs kernels) once a batch apart\n\n"
                 f"latency terms: {r0.get('latency_source', '')}\n\n"
-                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine) | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
+                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine; the combine: after its wait when overlapped) | launches | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
                 f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | KV MB requested: paged / SGLang Triton / vLLM Triton | measured paged us | measured / bound | measured plan us |\n'
-                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r.get('chain_depth_main', 0):.0f}+{r.get('chain_depth_combine', 0):.0f} | "
+                '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r.get('chain_depth_main', 0):.0f}+{r.get('chain_depth_combine', 0):.0f} | {r.get('exposed_launches', r.get('launches', 0)):.0f} | "
                 f"{r.get('latency_us', math.nan):.2f} | {r['t_min_us']:.2f} | {r.get('latency_floor_us', math.nan):.2f} | {r.get('bound_over_floor', math.nan):.2f} | "
                 f"{r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
                 f"{r['global_MB']:.0f} | {r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['plan_bound_us']:.3f} | {r['plan_barriers']:.0f} | "

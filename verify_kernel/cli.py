@@ -575,8 +575,12 @@ def step_bench(out:Path, reps:int=20, schedule:dict|None=None):
     res = bench.schedule_sweep(bench.gpu_schedule_timer(reps), **(schedule or {}))
     js = bench.write_schedule(res, Path(out)/f"schedule-{bench._slug(info['gpu'])}.json", info['gpu'], 'measured')
     table = bench.schedule_table(res, f"the schedule's knobs measured on {info['hardware']}, {bench._now()} (CUDA graphs, L2 flushed, median)")
-    return 'PASS', rows, (f"{len(rows)} shapes measured; the schedule's winners: {js.name} (the backend reads it with "
-                          f"VERIFY_KERNEL_SCHEDULE={js.resolve()})\n\n{table}"), [png]
+    ov = bench.overlap_ab(bench.gpu_schedule_timer(reps))          # the combine's launch: after the main kernel vs overlapped (chapter 03)
+    (Path(out)/'overlap.json').write_text(json.dumps(ov, indent=1))
+    ov_table = bench.overlap_table(ov, f"measured on {info['hardware']}, {bench._now()} (CUDA graphs, L2 flushed, median)")
+    status = 'PASS' if all(r['bitwise'] for r in ov) else 'FAIL'   # the launch must not change what the combine computes
+    return status, rows, (f"{len(rows)} shapes measured; the schedule's winners: {js.name} (the backend reads it with "
+                          f"VERIFY_KERNEL_SCHEDULE={js.resolve()})\n\n{table}\n\n{ov_table}"), [png]
 
 # %% ../nbs/80_check.ipynb #b13f02ae
 def trust_steps(suite:str|None=None, impls=None, only=None, kit:bool=True) -> list[Step]:

@@ -20,8 +20,8 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
            'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule',
            'schedule_status', 'schedule_knobs', 'split_floor', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs',
-           'time_graph']
+           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
+           'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -39,7 +39,8 @@ PLAN_THREADS = 256      # the plan kernel: one CTA a batch
 RUNS_THREADS = 256      # the runs kernel (kRunsThreads): its warps stride over the live kv_indices entries
 RUN_CHECK_THREADS = 256 # the run-check kernel (kRunCheckThreads): one warp a CTA of the main kernel's grid
 
-PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants'),
+PAGED = build.KernelFamily('paged', ('paged_verify_fwd', 'paged_plan_fwd', 'paged_workspace_bytes', 'paged_num_sms', 'paged_constants',
+                                      'paged_set_overlap_combine', 'paged_overlap_combine_active'),
                            {r'paged_verify_kernel<.*CacheKind\)1': (THREADS, SMEM_BYTES_FP8), r'paged_verify_kernel': (THREADS, SMEM_BYTES), r'paged_verify_combine_kernel': (COMBINE_THREADS, 0),
                             r'paged_verify_plan_kernel': (PLAN_THREADS, 0), r'paged_verify_runs_kernel': (RUNS_THREADS, 0),
                             r'paged_verify_run_check_kernel': (RUN_CHECK_THREADS, 0)})
@@ -573,6 +574,18 @@ def run_on_batch(batch, impl:str|None=None, **kw) -> tuple:
     if not verify_attn_fwd(*args, **kwargs):
         raise RuntimeError(f"paged.verify_attn_fwd does not serve {batch.name}: {serves_batch(batch)}")
     return o, lse
+
+# %% ../nbs/03_paged_bf16.ipynb #18a523a8
+@contextlib.contextmanager
+def overlap_combine(mode:int, impl:str|None=None):
+    """Inside the block, the paged family's combine kernel is a programmatic dependent launch per `mode`: -1 where the device has
+    it (sm_90 on, the default), 0 never, 1 always; process-wide (`paged_set_overlap_combine`), restored after. A CUDA graph
+    captured inside keeps the launches it recorded. `impl`: 'cuda' or 'simt' (default: 'cuda' where a GPU is, else 'simt')."""
+    if isinstance(mode, bool) or mode not in (-1, 0, 1): raise VerifyArgError(f"overlap_combine: `mode` must be -1, 0 or 1; got {mode!r}")
+    ext = module(impl or ('cuda' if torch.cuda.is_available() else 'simt'))
+    prev = ext.paged_set_overlap_combine(mode)
+    try: yield
+    finally: ext.paged_set_overlap_combine(prev)
 
 # %% ../nbs/03_paged_bf16.ipynb #5f47288b
 GPU_PEAKS = {  # device-name fragment -> (DRAM bytes/s, dense bf16 tensor FLOP/s), vendor specs

@@ -109,7 +109,9 @@ class _Record(ctypes.Structure):
                 *[(k, ctypes.c_ulonglong) for k in _COUNTERS],
                 ('wall_ns', ctypes.c_longlong), ('workers', ctypes.c_int), ('ntensors', ctypes.c_int),
                 ('t_ld', ctypes.c_ulonglong*32), ('t_st', ctypes.c_ulonglong*32), ('stream', ctypes.c_ulonglong),
-                *[(k, ctypes.c_longlong) for k in ('chain_max', 'chain_min', 'chain_sum', 'chain_ctas')]]
+                *[(k, ctypes.c_longlong) for k in ('chain_max', 'chain_min', 'chain_sum', 'chain_ctas')],
+                ('programmatic', ctypes.c_int), ('waited_ctas', ctypes.c_int), ('chain_wait_max', ctypes.c_longlong),
+                ('t_pre', ctypes.c_ulonglong*32)]
 
 class _TraceTensor(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('ptr', ctypes.c_ulonglong), ('nbytes', ctypes.c_ulonglong),
@@ -592,7 +594,10 @@ class LaunchRecord:
     loaded:dict = field(default_factory=dict)  # registered tensor -> bytes loaded (its storage span)
     stored:dict = field(default_factory=dict)
     stream:int = 0   # the stream the launch named (`Stream.id`; 0 the default stream)
-    chain:dict = field(default_factory=dict)   # loads on the longest dependent chain before a CTA's first cp.async (or vk::chain_end): max, min, mean, ctas
+    chain:dict = field(default_factory=dict)   # loads on the longest dependent chain before a CTA's first cp.async (or vk::chain_end): max, min, mean, ctas;
+                                               # at_wait: the deepest chain a CTA had reached at vk::wait_primary_grid (waited: the CTAs that called it)
+    programmatic:bool = False  # a programmatic dependent launch (cudaLaunchKernelEx with programmatic stream serialization)
+    loaded_before_wait:dict = field(default_factory=dict)  # registered tensor -> bytes its threads loaded before their wait (programmatic launches)
 
 def _record(r:_Record, names=()) -> LaunchRecord:
     return LaunchRecord(r.index, r.kernel.decode(errors='replace'), r.src.decode(errors='replace'), r.site.decode(errors='replace'),
@@ -600,7 +605,9 @@ def _record(r:_Record, names=()) -> LaunchRecord:
                         *[getattr(r, k) for k in _COUNTERS[:5]], r.barriers, r.collectives, r.switches,
                         r.wall_ns / 1e9, r.workers,
                         {n: r.t_ld[i] for i, n in enumerate(names)}, {n: r.t_st[i] for i, n in enumerate(names)}, r.stream,
-                        dict(max=r.chain_max, min=r.chain_min, mean=r.chain_sum / r.chain_ctas if r.chain_ctas else 0.0, ctas=r.chain_ctas))
+                        dict(max=r.chain_max, min=r.chain_min, mean=r.chain_sum / r.chain_ctas if r.chain_ctas else 0.0, ctas=r.chain_ctas,
+                             at_wait=r.chain_wait_max, waited=r.waited_ctas),
+                        bool(r.programmatic), {n: r.t_pre[i] for i, n in enumerate(names)} if r.programmatic else {})
 
 def last_launch() -> LaunchRecord|None:
     "The record of the latest launch in this process (None before the first)."

@@ -10,6 +10,7 @@
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <atomic>
 
 namespace {
 
@@ -29,6 +30,19 @@ void check_rows(const at::Tensor& t, const char* name, int64_t dim, bool fp8_ok 
   TORCH_CHECK(t.dim() == 3 && t.size(2) == dim, kFn, ": ", name, " must be 3-D with last dim ", dim, ", got ", t.sizes());
   TORCH_CHECK(t.stride(2) == 1, kFn, ": ", name, " must have unit stride in its last dim, got strides ", t.strides());
   TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0, kFn, ": ", name, " must start 16-byte aligned");
+}
+
+// Whether the combine kernel is a programmatic dependent launch: mode -1 (the default) when the device has it (compute
+// capability 9.0 or later), 0 never, 1 always (below sm_90 the attribute only serializes as usual). One process-wide
+// setting (paged_set_overlap_combine), read at every launch: a captured CUDA graph keeps the launch it recorded.
+std::atomic<int> g_overlap_combine_mode{-1};
+bool overlap_combine_on(int device) {  // a driver attribute query a launch (no stream work: capture-safe)
+  const int mode = g_overlap_combine_mode.load();
+  if (mode >= 0) return mode == 1;
+  int major = 0;
+  if (device < 0 && cudaGetDevice(&device) != cudaSuccess) { (void)cudaGetLastError(); return false; }
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) { (void)cudaGetLastError(); return false; }
+  return major >= 9;
 }
 
 // The index arrays, sizes and schedule shared by the plan and the verify launch, on `dev`.
@@ -161,6 +175,7 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
   p.skip_prefix_custom_mask = skip_prefix_custom_mask ? 1 : 0;
 
   const at::cuda::OptionalCUDAGuard guard(q.device());
+  p.overlap_combine = overlap_combine_on(q.device().index()) ? 1 : 0;
   const cudaError_t err = paged_verify(p, at::cuda::getCurrentCUDAStream(), planned);
   TORCH_CHECK(err == cudaSuccess, kFn, ": launch failed: ", cudaGetErrorString(err));
 }
@@ -170,6 +185,13 @@ int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_
               "paged_workspace_bytes: batch, max_len_extend, kv_indices_len must be >= 0, num_heads and target_ctas >= 1");
   return paged_verify_workspace_bytes(batch, paged::grid_ctas(target_ctas, batch, num_heads, max_len_extend), target_ctas, kv_indices_len);
 }
+
+int64_t paged_set_overlap_combine(int64_t mode) {
+  TORCH_CHECK(mode >= -1 && mode <= 1, "paged_set_overlap_combine: mode must be -1 (when the device has it), 0 (off) or 1 (on), got ", mode);
+  return g_overlap_combine_mode.exchange(int(mode));
+}
+
+bool paged_overlap_combine_active() { return overlap_combine_on(-1); }
 
 int64_t paged_num_sms() {
   int sms = 0;

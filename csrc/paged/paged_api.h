@@ -25,6 +25,11 @@ void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_in
 // Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads, a schedule
 // aiming at `target_ctas` CTAs and kv_indices of `kv_indices_len` elements (1 bit each for the runs).
 int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas, int64_t kv_indices_len);
+// The combine kernel as a programmatic dependent launch (sm_90+: its launch and row lookup overlap the main kernel):
+// mode -1 when the device has it (the default), 0 off, 1 on; returns the previous mode. Process-wide.
+int64_t paged_set_overlap_combine(int64_t mode);
+// Whether this process's next launch on the current device makes the combine a programmatic launch.
+bool paged_overlap_combine_active();
 // SM count of the current device (the emulated one under the SIMT emulator).
 int64_t paged_num_sms();
 // Compile-time constants: {block_m, block_n, stages, threads, smem_bytes, max_draft, ctas_per_sm,

@@ -366,6 +366,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   unsigned char* smem = vk::dynamic_smem<unsigned char>();
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t4 = lane & 3;  // MMA fragment coordinates (group, thread in group)
+  vk::launch_dependents();  // the combine kernel (a programmatic launch when p.overlap_combine) may start its row lookup now
 
   // The CTA's work descriptor, made by the plan kernel: threads 0-3 copy its four 16-byte words into shared memory while
   // threads 4-9 check that the plan was made for this call's sizes (one round trip, one barrier); every thread then
@@ -827,6 +828,9 @@ __global__ void __launch_bounds__(kCombineWarps * 32) paged_verify_combine_kerne
   // the plan must have been made for the live lengths
   const bool owned = plan_ok && rp.status == kRequestOk && r.status == kRequestOk && rp.q_start == r.q_start &&
                      rp.q_end == r.q_end && rp.prefix_len == r.L && tok >= r.q_start && tok < r.q_end;
+  // The lookup read only what the plan kernel and the host wrote before the main kernel; every store and every partial
+  // read waits for the main kernel (a no-op unless this launch is programmatic: then it waits for the main grid's end).
+  vk::wait_primary_grid();
   vk::chain_end();  // the row's lookup is done: what follows is its partials (or nothing, or NaN)
   if (!owned) { write_nan_row(orow, lse_out, lane); return; }
   const int splits = rp.splits;

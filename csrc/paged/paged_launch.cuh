@@ -113,6 +113,22 @@ cudaError_t paged_verify(const PagedVerifyParams& p, cudaStream_t stream, bool p
     err = p.cache_fp8 ? paged::launch_main<paged::PagedTraitsE4m3>(p, stream) : paged::launch_main<paged::PagedTraitsBf16>(p, stream);
     if (err != cudaSuccess) return err;
   }
-  paged::paged_verify_combine_kernel<<<unsigned(combine_blocks), paged::kCombineWarps * 32, 0, stream>>>(p);
-  return cudaGetLastError();
+  if (!p.overlap_combine) {
+    paged::paged_verify_combine_kernel<<<unsigned(combine_blocks), paged::kCombineWarps * 32, 0, stream>>>(p);
+    return cudaGetLastError();
+  }
+  // programmatic dependent launch: the combine may start once every main CTA has passed its launch_dependents(); it
+  // waits for the main grid (wait_primary_grid) before its first store or partial read
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(combine_blocks));
+  cfg.blockDim = dim3(paged::kCombineWarps * 32);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  err = cudaLaunchKernelEx(&cfg, paged::paged_verify_combine_kernel, p);
+  return err != cudaSuccess ? err : cudaGetLastError();
 }

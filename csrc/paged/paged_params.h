@@ -124,4 +124,6 @@ struct PagedVerifyParams {
   int partial_slots;       // capacity of partial_o / partial_lse in 64-row slots
   int grid_ctas;           // CTAs of the main kernel's grid (paged::grid_ctas)
   int runs_ctas;           // CTAs of the runs kernel's fixed grid (0: target_ctas); its warps stride over the live entries
+  int overlap_combine;     // 1: the combine kernel is a programmatic dependent launch (sm_90+): its row lookup overlaps the
+                           // main kernel's tail and its launch is hidden; it waits for the main kernel before its partials
 };

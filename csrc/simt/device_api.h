@@ -44,7 +44,7 @@ inline void count_load(const void* p, size_t n) {
   if (VK_SIMT_LIKELY(w != nullptr)) {
     w->c.ld_ops++;
     w->c.ld_bytes += n;
-    if (VK_SIMT_UNLIKELY(w->attributing)) vk_simt_note_access(p, n, 0);
+    if (VK_SIMT_UNLIKELY(w->attributing | w->programmatic)) vk_simt_note_access(p, n, 0);
   }
 }
 inline void count_store(const void* p, size_t n) {
@@ -52,7 +52,7 @@ inline void count_store(const void* p, size_t n) {
   if (VK_SIMT_LIKELY(w != nullptr)) {
     w->c.st_ops++;
     w->c.st_bytes += n;
-    if (VK_SIMT_UNLIKELY(w->attributing)) vk_simt_note_access(p, n, 1);
+    if (VK_SIMT_UNLIKELY(w->attributing | w->programmatic)) vk_simt_note_access(p, n, 1);
   }
 }
 inline void count_atomic() {

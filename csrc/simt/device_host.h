@@ -69,6 +69,8 @@ VK_DEVICE void cp_async_16(void* smem_dst, const void* gmem_src, bool valid = tr
 }
 VK_DEVICE void cp_async_commit() { vk_simt_cp_async_commit(); }
 VK_DEVICE void chain_end() { vk_simt_chain_end(); }
+VK_DEVICE void launch_dependents() {}   // the emulator runs launches one after another: nothing to release early
+VK_DEVICE void wait_primary_grid() { vk_simt_grid_dependency_wait(); }
 template <int N> VK_DEVICE void cp_async_wait() { vk_simt_cp_async_wait(N); }
 
 // ---------------------------------------------------------------- tensor cores

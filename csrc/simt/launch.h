@@ -28,6 +28,7 @@ struct Launch {
   dim3 grid, block;
   size_t smem;
   cudaStream_t stream;
+  int programmatic = 0;  // cudaLaunchKernelEx with programmatic stream serialization
 
   // The launch's kernel, source location and configuration (entry and ctx are the caller's).
   LaunchDesc describe() const {
@@ -40,6 +41,7 @@ struct Launch {
     d.block[0] = block.x; d.block[1] = block.y; d.block[2] = block.z;
     d.smem = smem;
     d.stream = reinterpret_cast<unsigned long long>(stream);
+    d.programmatic = programmatic;
     return d;
   }
 
@@ -86,6 +88,26 @@ template <class... P>
 inline Launch<P...> launch(void (*kernel)(P...), const char* name, const char* file, int line,
                            dim3 grid, dim3 block, size_t smem = 0, cudaStream_t stream = nullptr) {
   return Launch<P...>{kernel, name, file, line, grid, block, smem, stream};
+}
+
+// cudaLaunchKernelEx(&config, kernel, args...) under the emulator (the shadow <cuda_runtime.h> turns the call into this,
+// naming the kernel): the same launch as `kernel<<<config>>>(args...)`, marked programmatic when the config carries
+// cudaLaunchAttributeProgrammaticStreamSerialization. The emulator still runs it after the previous launch has ended
+// (kinder than a GPU, where it may start earlier); what it checks instead: no global store before the kernel's
+// vk::wait_primary_grid(), and, under a trace, the bytes each registered tensor gave to loads before it
+// (LaunchRecord.loaded_before_wait), so that a test can show a kernel reads nothing the previous grid writes before waiting.
+template <class... P, class... A>
+inline cudaError_t launch_ex(const char* name, const char* file, int line, const cudaLaunchConfig_t* cfg, void (*kernel)(P...),
+                             A&&... args) {
+  if (cfg == nullptr) return vk_simt::api_error(cudaErrorInvalidValue, "cudaLaunchKernelEx: config is null");
+  Launch<P...> l{kernel, name, file, line, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, cfg->stream};
+  for (unsigned i = 0; i < cfg->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = cfg->attrs[i];
+    if (a.id == cudaLaunchAttributeProgrammaticStreamSerialization) l.programmatic = a.val.programmaticStreamSerializationAllowed != 0;
+    else return vk_simt::api_error(cudaErrorInvalidValue, "cudaLaunchKernelEx: launch attribute not emulated");
+  }
+  l(std::forward<A>(args)...);
+  return cudaError_t(vk_simt_get_last_error(0));
 }
 
 }  // namespace vk_simt

@@ -236,6 +236,12 @@ struct VkSimtRecord {
   unsigned long long stream;  // the launch's cudaStream_t (emulated: a simt.Stream id; 0 the default stream)
   // dependent-load chain before each CTA's first cp.async (or vk::chain_end): over the CTAs that reach one
   long long chain_max, chain_min, chain_sum, chain_ctas;
+  // programmatic dependent launch: whether the launch was one, the deepest chain a CTA had reached at its
+  // griddepcontrol.wait (vk::wait_primary_grid; 0: no CTA waited), and the bytes each registered tensor gave to
+  // loads issued before the issuing thread's wait (a trace only)
+  int programmatic, waited_ctas;
+  long long chain_wait_max;
+  unsigned long long t_pre[32];
 };
 struct VkSimtTraceTensor {
   const char* name;
@@ -275,6 +281,7 @@ struct Fiber {
   unsigned long long loads = 0, ld_mark = 0, chain_at = 0;
   long long chain_base = 0;
   int chain_done = 0;
+  int dep_waited = 0;            // passed vk::wait_primary_grid (griddepcontrol.wait)
 };
 
 struct Group {  // an open warp collective (one per creating lane)
@@ -321,6 +328,9 @@ struct Worker {
   unsigned long long t_ld[kMaxTensors], t_st[kMaxTensors];
   long long cta_chain = 0;                                      // this block's deepest chain (0: none reached)
   long long chain_max = 0, chain_min = 0, chain_sum = 0, chain_ctas = 0;  // this launch, its blocks on this worker
+  long long cta_chain_wait = -1, chain_wait_max = 0;                   // chain at griddepcontrol.wait: this block's, the launch's
+  int waited_ctas = 0;
+  unsigned long long t_pre[kMaxTensors];                                // loads before the wait, per registered tensor
   Worker() {
     memset(&view, 0, sizeof view);
     void* p = mmap(nullptr, kDynSmemCap, PROT_READ | PROT_WRITE,
@@ -337,7 +347,7 @@ struct Worker {
       sched_stack_lo = lo; sched_stack_size = sz;
       pthread_attr_destroy(&attr);
     }
-    memset(t_ld, 0, sizeof t_ld); memset(t_st, 0, sizeof t_st);
+    memset(t_ld, 0, sizeof t_ld); memset(t_st, 0, sizeof t_st); memset(t_pre, 0, sizeof t_pre);
     install_guard_handler();
   }
   ~Worker() {
@@ -940,7 +950,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.linear = i; f.warp = i / 32; f.lane = i % 32;
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
-    f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0;
+    f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0; f.dep_waited = 0;
 #if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
     // The frames a fiber left when it last switched away for good (exit, failure) never returned,
     // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
@@ -962,6 +972,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   threadIdx = first->tid;
   w->view.c.switches++;
   w->cta_chain = 0;
+  w->cta_chain_wait = -1;
   first->ld_mark = w->view.c.ld_ops;
   switch_ctx(&w->sched, &first->ctx, first->stack_lo, first->stack_size, false);
   if (!B.failed && B.exited < n) describe_deadlock(w);
@@ -970,6 +981,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     w->chain_max = std::max(w->chain_max, w->cta_chain);
     w->chain_sum += w->cta_chain; w->chain_ctas++;
   }
+  if (w->cta_chain_wait >= 0) { w->chain_wait_max = std::max(w->chain_wait_max, w->cta_chain_wait); w->waited_ctas++; }
 #if defined(VK_SIMT_ASAN)
   __asan_poison_memory_region(w->view.dyn_smem, kDynSmemCap);
 #endif
@@ -1067,8 +1079,11 @@ void work(Job* job, Worker* w) {
   memset(w->t_ld, 0, sizeof w->t_ld);
   memset(w->t_st, 0, sizeof w->t_st);
   w->view.attributing = g_trace.active.load() && !g_trace.tensors.empty();
+  w->view.programmatic = job->d->programmatic;
+  memset(w->t_pre, 0, sizeof w->t_pre);
   w->blocks_run = 0;
   w->chain_max = w->chain_min = w->chain_sum = w->chain_ctas = 0;
+  w->chain_wait_max = 0; w->waited_ctas = 0;
   for (;;) {
     if (job->failed.load(std::memory_order_relaxed)) break;
     unsigned b = job->next.fetch_add(1);
@@ -1270,7 +1285,14 @@ VK_SIMT_API unsigned vk_simt_activemask(const char* file, int line) {
 
 VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) {
   Worker* w = cur_worker();
-  if (!w || !g_trace.active.load(std::memory_order_relaxed)) return;
+  if (!w) return;
+  // A programmatic launch may run before the previous grid on its stream has ended (CUDA programming guide, programmatic
+  // dependent launch): until its wait, a store may land before (and be overwritten by) the previous grid's.
+  const bool pre_wait = w->view.programmatic && w->cur && !w->cur->dep_waited;
+  if (pre_wait && is_store)
+    fail_here(w, fmt("global store of %zu bytes at %p before vk::wait_primary_grid (griddepcontrol.wait) in a programmatic "
+                     "launch: it can race with the previous grid on the stream", bytes, p));
+  if (!w->view.attributing || !g_trace.active.load(std::memory_order_relaxed)) return;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p), e = a + bytes;
   const size_t nt = g_trace.tensors.size();
   for (size_t i = 0; i < nt; ++i) {
@@ -1278,6 +1300,7 @@ VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) 
     const uintptr_t lo = a > t.lo ? a : t.lo, hi = e < t.hi ? e : t.hi;
     if (lo >= hi) continue;
     (is_store ? w->t_st : w->t_ld)[i] += hi - lo;
+    if (pre_wait) w->t_pre[i] += hi - lo;
     int32_t* counts = is_store ? t.wr : t.rd;
     if (!counts) continue;
     const size_t first = (lo - t.lo) / size_t(t.elsize), last = (hi - 1 - t.lo) / size_t(t.elsize);
@@ -1297,6 +1320,14 @@ VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid) {
 VK_SIMT_API void vk_simt_chain_end(void) {
   Worker* w = cur_worker();
   if (w && w->cur) chain_end(w, *w->cur, 1);
+}
+VK_SIMT_API void vk_simt_grid_dependency_wait(void) {
+  Worker* w = cur_worker();
+  if (!w || !w->cur) return;
+  Fiber& f = *w->cur;
+  if (!f.dep_waited && !f.chain_done) w->cta_chain_wait = std::max(w->cta_chain_wait, chain_of(w, f));
+  else if (!f.dep_waited) w->cta_chain_wait = std::max(w->cta_chain_wait, 0LL);
+  f.dep_waited = 1;
 }
 VK_SIMT_API void vk_simt_cp_async_commit(void) {
   Worker* w = cur_worker();
@@ -1543,6 +1574,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   for (int i = 0; i < 3; ++i) { r.grid[i] = g[i]; r.block[i] = b[i]; }
   r.smem = (long long)d->smem;
   r.stream = d->stream;
+  r.programmatic = d->programmatic;
   r.blocks = (long long)blocks;
   r.threads = (long long)(blocks * threads);
   r.wall_ns = wall;
@@ -1553,7 +1585,8 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     r.ld_ops += c.ld_ops; r.ld_bytes += c.ld_bytes; r.st_ops += c.st_ops; r.st_bytes += c.st_bytes;
     r.atomics += c.atomics; r.barriers += c.barriers; r.collectives += c.collectives;
     r.switches += c.switches;
-    for (int i = 0; i < kMaxTensors; ++i) { r.t_ld[i] += w->t_ld[i]; r.t_st[i] += w->t_st[i]; }
+    for (int i = 0; i < kMaxTensors; ++i) { r.t_ld[i] += w->t_ld[i]; r.t_st[i] += w->t_st[i]; r.t_pre[i] += w->t_pre[i]; }
+    r.chain_wait_max = std::max(r.chain_wait_max, w->chain_wait_max); r.waited_ctas += w->waited_ctas;
     if (w->chain_ctas) {
       r.chain_min = r.chain_ctas ? std::min(r.chain_min, w->chain_min) : w->chain_min;
       r.chain_max = std::max(r.chain_max, w->chain_max);

@@ -37,6 +37,8 @@ struct WorkerView {
   Counters c;
   unsigned char* dyn_smem;        // this worker's dynamic shared memory (fixed address)
   int attributing;                // a trace with registered tensors is active
+  int programmatic;               // the launch is programmatic (cudaLaunchAttributeProgrammaticStreamSerialization): its
+                                  // threads' global accesses before vk::wait_primary_grid() are checked
 };
 
 // Kinds of warp collectives (the lanes named by the mask must all arrive at the same kind).
@@ -73,6 +75,8 @@ struct LaunchDesc {
   void (*entry)(void* ctx);    // runs the kernel body for the current thread
   void* ctx;
   unsigned long long stream;   // the cudaStream_t the launch named (0: the legacy default stream), recorded, not waited on
+  int programmatic;            // launched with programmatic stream serialization (cudaLaunchKernelEx): it may start
+                               // before the previous kernel on its stream ends, and waits for it in wait_primary_grid()
 };
 
 }  // namespace vk_simt
@@ -101,6 +105,9 @@ VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid);
 VK_SIMT_API void vk_simt_cp_async_commit(void);
 // The calling thread's load chain ends here (vk::chain_end: its next load is the first bulk one).
 VK_SIMT_API void vk_simt_chain_end(void);
+// griddepcontrol.wait (vk::wait_primary_grid): the calling thread may now see the previous grid's writes. Records the
+// thread's load chain at this point (the part a programmatic launch overlaps with the previous grid).
+VK_SIMT_API void vk_simt_grid_dependency_wait(void);
 VK_SIMT_API void vk_simt_cp_async_wait(int n);
 // A device-side failure (trap, assert, bad argument to an intrinsic): ends the launch with an error
 // that names the kernel, block and thread; never returns inside a kernel.

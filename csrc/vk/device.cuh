@@ -58,6 +58,24 @@ VK_DEVICE void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); 
 // first of its bulk data). No instruction on the GPU; the emulator records the chain's depth per CTA
 // (the first cp.async ends a chain by itself).
 VK_DEVICE void chain_end() {}
+
+// ---------------------------------------------------------------- programmatic dependent launch (sm_90+)
+// A kernel launched with cudaLaunchAttributeProgrammaticStreamSerialization may start before the previous kernel on its
+// stream has finished: once every CTA of that kernel has called launch_dependents() (or exited). It must call
+// wait_primary_grid() before it touches anything the previous kernel writes (and before any global store): the wait
+// returns when that kernel has completed and its writes are visible. What it does before the wait - index lookups in
+// data written by earlier kernels - overlaps the previous kernel's tail and hides its own launch. Below sm_90 there is
+// no such launch (the host does not ask for one) and both are no-ops.
+VK_DEVICE void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+VK_DEVICE void wait_primary_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
 // Wait until at most N committed groups are still in flight (then __syncthreads() to publish).
 template <int N> VK_DEVICE void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));

@@ -8,3 +8,5 @@
 #include <cuda_runtime_api.h>
 #include "simt/device_api.h"
 #include "simt/launch.h"
+// cudaLaunchKernelEx(&config, kernel, args...): the emulator's launch, named after the kernel expression (simt/launch.h)
+#define cudaLaunchKernelEx(config, kernel, ...) ::vk_simt::launch_ex(#kernel, __FILE__, __LINE__, config, kernel, ##__VA_ARGS__)
