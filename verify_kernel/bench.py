@@ -12,18 +12,19 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
                                  gpu_peaks, gpu_verify_inputs, mma_sync_peak, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
-__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'GPUS', 'SMEM_BYTES_PER_CLK',
-           'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES',
-           'BATCH_ROLES', 'LAYER_ROLES', 'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE',
-           'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL',
-           'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS',
-           'SCHEDULE_BUDGET_S', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule', 'schedule_features',
-           'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel', 'fit_counts',
-           'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'triton_bound', 'vllm_splits',
-           'vllm_traffic', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info', 'device_copy_GBps',
-           'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
-           'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
-           'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
+__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'H200_L2_BPS', 'GPUS',
+           'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS',
+           'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS',
+           'VLLM_RELEASE', 'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'L2_REPLAY_MAX_TILES',
+           'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS',
+           'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec',
+           'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role',
+           'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine',
+           'paged_bound', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay',
+           'l2_sectors_replayed', 'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info',
+           'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits',
+           'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
+           'split_model_rows', 'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
            'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab', 'overlap_table',
            'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
 
@@ -50,12 +51,20 @@ DRAM_LATENCY_NS_H100 = 600 / 1.98   # ~600 cycles for an HBM3 access on H100 SXM
 LAUNCH_US_GRAPH = 1.0               # one kernel of a captured CUDA graph: NO citable figure found (pegainfer's 'From Launch Overhead to
                                     # CUDA Graph', susun-blog.com, RTX 5070 Ti / CUDA 13.0, gives 4-6 us a launch WITHOUT graphs); an
                                     # assumption, below that, until a GPU run measures it
+H200_L2_BPS = 94 * 2 * 32 * 1.705e9   # the H200's L2 from the SMs: Nsight Compute on the lent card (2026-12-04, nbs/gpu_runs/2026-12-04-h200-run2):
+                                      # 94 L2 slices (lts__cycles_elapsed sum / avg) x 2 sectors a cycle (lts__t_sectors_srcunit_tex peak_sustained)
+                                      # x 32 B at 1.705 GHz (lts__cycles_elapsed.avg.per_second) = 10.3 TB/s; see ncu_l2_peak_Bps
 GPUS = {  # published limits (vendor spec sheets); DRAM and bf16 peaks as in paged.GPU_PEAKS; latency figures as labelled
     'RTX PRO 6000': dict(name='NVIDIA RTX PRO 6000 Blackwell', sms=188, boost_hz=2.617e9, l2_bytes=128 << 20, cc=(12, 0),
+                         l2_source="128 MB, the full GB202's: press reports of NVIDIA's GTC 2025 announcement (the RTX 5090 has 96 MB)",
+                         l2_Bps=None, l2_bw_source='none: no published or measured figure (an Nsight Compute run on the card gives it: ncu_l2_peak_Bps)',
                          dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
                          latency_source='DRAM round trip: none citable for GB202/GDDR7 found; the nearest cited, H100 HBM3 ~600 cycles '
                                         '(fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: uncited assumption'),
-    'H200': dict(name='NVIDIA H200', sms=132, boost_hz=1.98e9, l2_bytes=60 << 20, cc=(9, 0),
+    'H200': dict(name='NVIDIA H200', sms=132, boost_hz=1.98e9, l2_bytes=50 << 20, cc=(9, 0),
+                 l2_source="50 MB, H100 SXM5's (NVIDIA Technical Blog, 'NVIDIA Hopper Architecture In-Depth'; 60 MB on the full GH100, "
+                           "Chips and Cheese 2023-07-02): the H200 is the same GH100 configuration with HBM3e",
+                 l2_Bps=H200_L2_BPS, l2_bw_source='10.3 TB/s from the SMs: Nsight Compute on the lent H200, 2026-12-04 (94 slices x 2 sectors a cycle x 32 B x 1.705 GHz)',
                  dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
                  latency_source='DRAM round trip: H100 HBM3 ~600 cycles (fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: '
                                 'uncited assumption'),
@@ -319,10 +328,13 @@ def overlaps_combine(gpu:dict) -> bool:
     "Whether the host launches the combine as a programmatic dependent launch on `gpu` (paged_api.cu's default: compute capability 9.0 on)."
     return tuple(gpu['cc']) >= (9, 0)
 
-def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT, overlap_combine:bool|None=None) -> dict:
+def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT, overlap_combine:bool|None=None,
+                l2:dict|None=None) -> dict:
     """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
     scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart.
-    `overlap_combine` (None: `overlaps_combine(gpu)`): the combine is a programmatic launch, its launch and its chain up to its wait hidden."""
+    `overlap_combine` (None: `overlaps_combine(gpu)`): the combine is a programmatic launch, its launch and its chain up to its wait hidden.
+    `l2`: the call's sector trace replayed through the card's L2 (`l2_replay`, below): the DRAM term takes its bytes (`l2_dram_MB`:
+    reads missed, dirty sectors evicted, outputs still dirty) instead of the distinct bytes (`dram_MB`)."""
     sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
@@ -332,10 +344,12 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     tiles = sum(x['tiles'] for x in sch['ctas'])
     busiest = max(max(x['tiles'] for x in sch['ctas']), math.ceil(tiles / gpu['sms']))
     smem_tile = sum(smem_bytes_per_tile().values())
-    t_dram = dram / gpu['dram_Bps']
+    l2d = _l2_fields(l2)
+    t_dram = (dram if l2 is None else l2d['l2_dram_MB'] * 1e6) / gpu['dram_Bps']
+    t_l2 = l2d['l2_traffic_MB'] * 1e6 / gpu['l2_Bps'] if l2 is not None and gpu.get('l2_Bps') else math.nan   # every CTA's sectors through L2
     t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])   # the peak of the instruction it issues
     t_smem = busiest * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
-    terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem)
+    terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem, **({} if math.isnan(t_l2) else dict(l2=t_l2)))
     # latency (issue 30): every kernel of the layer is one launch of a captured graph, and each CTA waits for its chain of dependent
     # loads before its first cp.async; the kernels run one after another, so their chains add. One wave of CTAs (~1 an SM): the
     # busiest SM's work starts after them. A lower bound still: the rest of each CTA's latency (its pipeline's fill, its epilogue) is not counted.
@@ -353,11 +367,20 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_MB=g('main.loaded.k_buffer') / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
                 hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
                 collectives=sum(g(f'{k}.collectives') for k in LAYER_ROLES),
-                smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6,
+                smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6, t_l2_us=t_l2 * 1e6,
                 throughput_bound_us=max(terms.values()) * 1e6, chain_depth_main=depth['main'], chain_depth_combine=depth['combine'],
                 chain_depth_combine_total=g('combine.chain_depth'),
                 chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
-                bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **plan_bound(c, gpu))
+                bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **l2d, **plan_bound(c, gpu))
+
+def _l2_fields(l2:dict|None) -> dict:
+    "The bound's columns from an L2 replay (`l2_replay`), NaN without one. The workspace's dirty sectors (partials) are apart: the next call overwrites them."
+    if l2 is None: return dict(l2_replayed=False, **{k: math.nan for k in ('l2_dram_MB', 'l2_read_MB', 'l2_write_MB', 'l2_partials_dirty_MB', 'l2_hit_rate', 'l2_traffic_MB')})
+    out_dirty = sum(v for t, v in l2['dirty_left'].items() if t != 'workspace')
+    hits, touches = (sum(l[k] for l in l2['launches']) for k in ('hits', 'touches'))
+    return dict(l2_replayed=True, l2_dram_MB=(l2['read_B'] + l2['write_B'] + out_dirty) / 1e6, l2_read_MB=l2['read_B'] / 1e6,
+                l2_write_MB=l2['write_B'] / 1e6, l2_partials_dirty_MB=l2['dirty_left'].get('workspace', 0) / 1e6, l2_hit_rate=hits / max(touches, 1),
+                l2_traffic_MB=touches * 32 / 1e6)   # each CTA's distinct sectors, loads and stores: its requests to L2 (repeats within a CTA: L1's)
 
 def triton_bound(shape:Shape, gpu:dict, block_m:int|None) -> dict:
     "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM. `block_m` None (SGLang not installed: its rule cannot be asked): NaN."
@@ -388,6 +411,109 @@ def vllm_traffic(shape:Shape, gpu:dict, elem_bytes:int=2) -> dict:
     splits = vllm_splits(L, gpu['sms'])
     keys = shape.bs * groups * (shape.n * shape.N + shape.n * (shape.n + 1) // 2)   # row t of a request: N + t + 1 keys
     return dict(vllm_programs=shape.bs * shape.n * groups * splits, vllm_splits=splits, vllm_kv_MB=keys * HEAD_DIM_QK * elem_bytes / 1e6)
+
+# %% ../nbs/90_bench.ipynb #l2cd0001
+def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
+    """One layer's call (main + combine; the batch's plan made first, untraced) in the SIMT emulator with the sector log on
+    (`simt.trace(sector_log=True)`): per launch its role and, per CTA in launch order, the sectors it touched (int64 rows of
+    tensor, store, sector, in first-touch order); the registered tensors' names and distinct bytes; the plan table."""
+    from verify_kernel import simt
+    d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
+    sms = num_sms or paged.target_ctas('simt', 'cpu')
+    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')
+    plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
+                       min_tiles_per_split=min_tiles)
+    with simt.trace(sector_log=True, **{k: d[k] for k in TRACED}, workspace=ws) as tl:
+        assert verify_attn_fwd(**d, plan=plan, check_args=False)
+    launches = []
+    for l in tl.launches:
+        rows = tl.sectors[tl.sectors[:, 0] == l.index]
+        rows = rows[torch.argsort(rows[:, 1], stable=True)]          # CTAs in launch order, each CTA's touches in its own order
+        counts = torch.bincount(rows[:, 1], minlength=l.blocks).tolist()
+        launches.append(dict(role=launch_role(l.kernel), kernel=l.kernel, blocks=list(torch.split(rows[:, 2:], counts))))
+    return dict(launches=launches, tensors=list(tl.tensors), table=plan.table(),
+                unique={t: (tl.unique_loaded(t), tl.unique_stored(t)) for t in tl.tensors})
+
+def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush_between:bool=False) -> dict:
+    """The launches' sector touches (`layer_sectors`) through an LRU cache of `l2_bytes`, `resident` CTAs at a time in round
+    robin: per launch the DRAM bytes read (load misses) and written (dirty sectors evicted), per tensor and in all, its hits
+    and touches; what is dirty at the end (`dirty_left`). `flush_between`: the cache written back and emptied before each launch."""
+    import collections
+    from collections import OrderedDict, deque
+    from verify_kernel.simt import SECTOR_BYTES
+    if resident < 1: raise ValueError(f"l2_replay: `resident` must be at least 1 CTA, got {resident}")
+    cap, names = max(0, int(l2_bytes) // SECTOR_BYTES), list(tensors)
+    name = lambda t: names[t] if 0 <= t < len(names) else '(unregistered)'
+    lru, out = OrderedDict(), []                                      # sector -> [dirty, tensor]
+    get, touch, evict = lru.get, lru.move_to_end, lru.popitem
+    for L in launches:
+        if flush_between: lru.clear()                                 # written back outside the launch, as a profiler's flush is
+        rd, wr, hits = collections.Counter(), collections.Counter(), 0   # per tensor index, in sectors
+        its = deque(iter(b.tolist()) for b in L['blocks'] if len(b))  # each CTA's touches; the first `resident` run, in turn
+        active, touches = deque(its.popleft() for _ in range(min(resident, len(its)))), sum(len(b) for b in L['blocks'])
+        while active:
+            it = active.popleft()
+            for t, st, s in it:                                       # one touch, then the next CTA's turn
+                e = get(s)
+                if e is not None:
+                    hits += 1; touch(s)
+                    if st: e[0] = True
+                else:
+                    if not st: rd[t] += 1
+                    if cap:
+                        lru[s] = [bool(st), t]
+                        if len(lru) > cap:
+                            _, (dirty, tv) = evict(last=False)
+                            if dirty: wr[tv] += 1
+                    elif st: wr[t] += 1                               # no cache: a store goes straight to DRAM
+                active.append(it)
+                break
+            else:                                                     # this CTA is done: the next takes its place
+                if its: active.append(its.popleft())
+        by_name = lambda c: {name(t): v * SECTOR_BYTES for t, v in c.items()}
+        rd, wr = by_name(rd), by_name(wr)
+        out.append(dict(role=L['role'], read=rd, write=wr, read_B=sum(rd.values()), write_B=sum(wr.values()), hits=hits, touches=touches))
+    left = {}
+    for dirty, t in lru.values():
+        if dirty: left[name(t)] = left.get(name(t), 0) + SECTOR_BYTES
+    return dict(launches=out, read_B=sum(l['read_B'] for l in out), write_B=sum(l['write_B'] for l in out), dirty_left=left,
+                l2_bytes=l2_bytes, resident=resident, flush_between=flush_between)
+
+L2_REPLAY_MAX_TILES = 4096   # `bench --model --l2`'s default cap: about 12 s of emulation a shape on this 2-core CPU
+
+def l2_sectors_replayed(shape:Shape, gpu:dict, min_tiles:int=MIN_TILES_PER_SPLIT, flush_between:bool=False, seed:int=7) -> dict:
+    """`shape`'s layer call emulated at `gpu`'s SM count (its plan checked against `paged_schedule`) and replayed through its L2,
+    `gpu['sms']` x `paged.CTAS_PER_SM` CTAs resident."""
+    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
+    if ls['table'] != sch['table']: raise AssertionError(f"{shape} on {gpu['key']}: the device's plan differs from paged_schedule's")
+    return l2_replay(ls['launches'], gpu['l2_bytes'], gpu['sms'] * paged.CTAS_PER_SM, ls['tensors'], flush_between=flush_between)
+
+# %% ../nbs/90_bench.ipynb #l2cd0002
+def ncu_dram_bytes(path) -> list[dict]:
+    """The DRAM bytes Nsight Compute measured for each profiled launch in a `--page raw --csv` export (scripts/gpu_check.sh's ncu
+    step): kernel, grid, `read_B` and `write_B` (dram__bytes_read.sum / dram__bytes_write.sum, in the units its second row names)."""
+    import csv
+    with open(path, newline='') as f: rows = list(csv.reader(f))
+    if len(rows) < 2: raise ValueError(f"{path}: not an ncu raw CSV export (fewer than 2 rows)")
+    hdr, units = rows[0], rows[1]
+    for k in ('Kernel Name', 'Grid Size', 'dram__bytes_read.sum', 'dram__bytes_write.sum'):
+        if k not in hdr: raise ValueError(f"{path}: no column {k!r} (profile with --set full, export with --page raw --csv)")
+    scale = {'byte': 1, 'Kbyte': 1e3, 'Mbyte': 1e6, 'Gbyte': 1e9}
+    val = lambda r, k: float(r[hdr.index(k)].replace(',', '')) * scale[units[hdr.index(k)]]
+    return [dict(kernel=r[hdr.index('Kernel Name')], grid=r[hdr.index('Grid Size')], read_B=val(r, 'dram__bytes_read.sum'),
+                 write_B=val(r, 'dram__bytes_write.sum'), **_l2_peak(r, hdr, units)) for r in rows[2:] if len(r) == len(hdr)]
+
+def _l2_peak(r, hdr, units) -> dict:
+    """The L2 side of an ncu row: the sectors the SMs moved through L2 (`l2_sectors`, lts__t_sectors_srcunit_tex) and the card's L2
+    bandwidth from the SMs as Nsight Compute defines its peak (`l2_peak_Bps`): slices x sectors a cycle (tex source) x 32 B x the L2 clock."""
+    ks = ('lts__cycles_elapsed.sum', 'lts__cycles_elapsed.avg', 'lts__t_sectors_srcunit_tex.avg.peak_sustained', 'lts__cycles_elapsed.avg.per_second',
+          'lts__t_sectors_srcunit_tex.sum')
+    if any(k not in hdr for k in ks): return dict(l2_sectors=math.nan, l2_slices=math.nan, l2_peak_Bps=math.nan)
+    v = [float(r[hdr.index(k)].replace(',', '')) for k in ks]
+    hz = {'hz': 1, 'khz': 1e3, 'mhz': 1e6, 'ghz': 1e9}[units[hdr.index(ks[3])].lower()]
+    slices = v[0] / v[1]
+    return dict(l2_sectors=v[4], l2_slices=slices, l2_peak_Bps=slices * v[2] * 32 * v[3] * hz)
 
 # %% ../nbs/90_bench.ipynb #0fe4e03a
 def chain_cache(d:dict, shape:Shape) -> tuple:
@@ -614,9 +740,11 @@ def _num(r, k) -> float:
     return float(v) if v not in ('', None) else math.nan
 
 def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Path|None=None, progress:bool=True,
-               min_tiles:int=MIN_TILES_PER_SPLIT) -> list[dict]:
+               min_tiles:int=MIN_TILES_PER_SPLIT, l2_max_tiles:int=0) -> list[dict]:
     """The lower bound on one layer's call for every shape on `gpu_name` (counted events of the real kernels, scaled; the GPU's
-    published limits), the plan kernel's per-batch cost beside it, next to any measurement."""
+    published limits), the plan kernel's per-batch cost beside it, next to any measurement. `l2_max_tiles` > 0: the shapes of at
+    most that many tiles are also emulated with the sector log and replayed through the card's L2 (`l2_sectors_replayed`; its DRAM
+    bytes then make the DRAM term); the others are not (NaN: a shape's emulation takes about 3 ms a tile on this CPU)."""
     from tqdm.auto import tqdm
     gpu = gpu_spec(gpu_name)
     try: bm = triton_block_m(gpu['cc'])
@@ -627,8 +755,11 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
         if key not in models: models[key] = count_model(*key, cache=cache, progress=progress)
         nbytes, flops = verify_cost(s.N, s.n, s.H, s.bs)
         t_min = max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops'])
+        tiles = sum(x['tiles'] for x in paged_schedule([s.N] * s.bs, s.n, s.H, gpu['sms'], min_tiles)['ctas'])
+        l2 = l2_sectors_replayed(s, gpu, min_tiles) if 0 < tiles <= l2_max_tiles else None
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
-                 **paged_bound(s, gpu, models[key], min_tiles), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6)
+                 **paged_bound(s, gpu, models[key], min_tiles, l2=l2), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6,
+                 l2_bytes=gpu['l2_bytes'], l2_source=gpu['l2_source'])
         r.update(speedup_bound=r['triton_bound_us'] / r['bound_us'], GBps_at_bound=nbytes / r['bound_us'] / 1e3,
                  pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'],
                  floor_us=r['t_min_us'] + r['latency_floor_us'], bound_over_floor=r['bound_us'] / (r['t_min_us'] + r['latency_floor_us']),
@@ -856,12 +987,12 @@ def table(rows:list[dict]) -> str:
         head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
                 f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the batch's plan (plan + runs kernels) once a batch apart\n\n"
                 f"latency terms: {r0.get('latency_source', '')}\n\n"
-                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine; the combine: after its wait when overlapped) | launches | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
+                f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine; the combine: after its wait when overlapped) | launches | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB: distinct / L2 replay | L2 traffic MB (us) | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
                 f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | KV MB requested: paged / SGLang Triton / vLLM Triton | measured paged us | measured / bound | measured plan us |\n'
                 '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         body = [f"| {r['N']} | {r['n']} | {r['H']} | {r['bs']} | {r['bound_us']:.1f} | {r['limiter']} | {r.get('chain_depth_main', 0):.0f}+{r.get('chain_depth_combine', 0):.0f} | {r.get('exposed_launches', r.get('launches', 0)):.0f} | "
                 f"{r.get('latency_us', math.nan):.2f} | {r['t_min_us']:.2f} | {r.get('latency_floor_us', math.nan):.2f} | {r.get('bound_over_floor', math.nan):.2f} | "
-                f"{r['ctas']} | {r['dram_MB']:.1f} | {r['kv_reads']:.0f} | "
+                f"{r['ctas']} | {r['dram_MB']:.1f} / {_f(r.get('l2_dram_MB'), '.1f')} | {_f(r.get('l2_traffic_MB'), '.1f')} ({_f(r.get('t_l2_us'), '.2f')}) | {r['kv_reads']:.0f} | "
                 f"{r['global_MB']:.0f} | {r['hmma']:,.0f} | {r['barriers']:,.0f} | {r['smem_MB']:.0f} | {r['plan_bound_us']:.3f} | {r['plan_barriers']:.0f} | "
                 f"{_f(r['triton_bound_us'], '.0f')} | {_f(r['speedup_bound'], '.0f', 'x')} | {r['pct_roofline_at_bound']:.0f}% | "
                 f"{_f(r.get('kv_MB'), '.1f')} / {_f(r.get('triton_kv_MB'), '.1f')} / {_f(r.get('vllm_kv_MB'), '.1f')} | "
@@ -910,6 +1041,8 @@ def plot(rows:list[dict], path:Path) -> Path:
     ax[0].legend(fontsize=7, ncol=2); ax[2].axhline(70, color='gray', lw=0.6, ls='--')
     fig.suptitle(f"verify-kernel bench - {rows[0]['hardware']} - {rows[0]['date']} - {MODEL_LABEL + ' (lower bounds)' if model else 'measured'}", fontsize=10)
     fig.tight_layout(); path = Path(path); path.parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=100); plt.close(fig)
+    from PIL import Image   # matplotlib's own dependency: a 256-colour palette keeps a line chart's look at a third of the bytes
+    Image.open(path).convert('RGB').quantize(256).save(path, optimize=True)
     return path
 
 def save(rows:list[dict], out:Path, stem:str) -> dict:
@@ -928,9 +1061,9 @@ def run_measured(sweep:list[Shape], out:Path='out/bench', reps:int=20, progress:
     rows = measured_rows(sweep, reps=reps, progress=progress)
     return rows, save(rows, out, f"measured-{_slug(device_info()['gpu'])}")
 
-def run_model(sweep:list[Shape], gpu_name:str, out:Path='out/bench', measured:list[dict]=(), progress:bool=True) -> tuple:
+def run_model(sweep:list[Shape], gpu_name:str, out:Path='out/bench', measured:list[dict]=(), progress:bool=True, l2_max_tiles:int=0) -> tuple:
     "The lower bound for `sweep` on `gpu_name` (fits cached under `out`/.cache), saved as model-<gpu>.csv/.json/.png: (rows, files)."
-    rows = model_rows(sweep, gpu_name, measured, cache=Path(out)/'.cache', progress=progress)
+    rows = model_rows(sweep, gpu_name, measured, cache=Path(out)/'.cache', progress=progress, l2_max_tiles=l2_max_tiles)
     return rows, save(rows, out, f"model-{_slug(gpu_spec(gpu_name)['key'])}")
 
 
@@ -959,6 +1092,9 @@ def add_parser(sub):
     b.add_argument('--schedule', action='store_true', help="sweep the schedule's knobs (split floor) at 1K-64K keys, H 8/16, n 4/8/16 and write the "
                    "winners to OUT/schedule-<gpu>.json for the backend ($VERIFY_KERNEL_SCHEDULE); with --model: the bound's winners (the model's defaults)")
     b.add_argument('--schedule-budget', type=float, default=SCHEDULE_BUDGET_S, help=f'seconds the --schedule sweep may take (default {SCHEDULE_BUDGET_S:.0f})')
+    b.add_argument('--l2', type=int, nargs='?', const=L2_REPLAY_MAX_TILES, default=0, metavar='MAX_TILES',
+                   help=f"with --model: also replay each shape's sector trace through the card's L2 (an LRU; the emulator runs the shape, about 3 ms "
+                        f"a tile here) for shapes of at most MAX_TILES tiles (default {L2_REPLAY_MAX_TILES}); its DRAM bytes then make the DRAM term")
     b.add_argument('--no-progress', action='store_true')
     return b
 
@@ -977,7 +1113,8 @@ def main(a) -> int:
         measured = load_measured(paths)
         print(f"verify-kernel bench --model '{gpu['key']}': {len(sweep)} shapes, {MODEL_LABEL}; {len(measured)} measured rows from {len(paths)} CSV(s)")
         peers()
-        rows, files = run_model(sweep, a.model, out, measured, progress=not a.no_progress)
+        if a.l2: print(f"L2 replay (LRU of {gpu['l2_bytes'] >> 20} MB; {gpu['l2_source']}) for shapes of at most {a.l2:,} tiles")
+        rows, files = run_model(sweep, a.model, out, measured, progress=not a.no_progress, l2_max_tiles=a.l2)
     else:
         if not torch.cuda.is_available():
             print("verify-kernel bench: no CUDA GPU on this machine; `--model 'RTX PRO 6000'` (or H200) computes a lower bound on the CPU")

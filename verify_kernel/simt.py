@@ -13,13 +13,13 @@ from . import csrc_dir, gencode_flags, include_paths, nvcc, torch_cpp_extension 
 from .pch import gpu_cxx_flags, pch_flags  # chapter 01d: the precompiled torch/extension.h
 
 # %% auto #0
-__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'FIDELITY_FLAGS', 'SELFTEST_FUNCTIONS', 'PLANTED_FUNCTIONS', 'DEFAULT_STREAM',
-           'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir', 'runtime_library', 'runtime', 'device_props', 'set_device',
-           'emulated_device', 'rewrite_launches', 'rewrite_shared', 'rewrite_math', 'register_shared',
-           'register_static_shared', 'rewrite_cuda', 'RaceError', 'symbolize', 'race_totals', 'load_inline',
-           'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace', 'selftest_sources', 'load_selftest',
-           'load_planted', 'Stream', 'Event', 'current_stream', 'stream', 'synchronize', 'StreamHazard', 'StreamCheck',
-           'stream_check', 'asan_library', 'run_asan', 'switch_cost']
+__all__ = ['PRESETS', 'MATH_MODES', 'MATH_MODEL', 'FIDELITY_FLAGS', 'SECTOR_BYTES', 'SECTOR_COLUMNS', 'SELFTEST_FUNCTIONS',
+           'PLANTED_FUNCTIONS', 'DEFAULT_STREAM', 'ASAN_OPTIONS', 'simt_dir', 'cuda_include_dir', 'runtime_library',
+           'runtime', 'device_props', 'set_device', 'emulated_device', 'rewrite_launches', 'rewrite_shared',
+           'rewrite_math', 'register_shared', 'register_static_shared', 'rewrite_cuda', 'RaceError', 'symbolize',
+           'race_totals', 'load_inline', 'LaunchRecord', 'last_launch', 'launch_count', 'Trace', 'trace',
+           'selftest_sources', 'load_selftest', 'load_planted', 'Stream', 'Event', 'current_stream', 'stream',
+           'synchronize', 'StreamHazard', 'StreamCheck', 'stream_check', 'asan_library', 'run_asan', 'switch_cost']
 
 # %% ../nbs/01_simt.ipynb #69a746e2
 def simt_dir() -> Path:
@@ -135,7 +135,8 @@ def runtime(sanitize=None) -> ctypes.CDLL:
                               ('vk_simt_last_record', i, [v]), ('vk_simt_launch_total', ll, []),
                               ('vk_simt_bench_switch', d, [ll]), ('vk_simt_is_asan', i, []),
                               ('vk_simt_record_size', i, []), ('vk_simt_props_size', i, []),
-                              ('vk_simt_current_stream', ctypes.c_ulonglong, []), ('vk_simt_set_current_stream', None, [ctypes.c_ulonglong])]:
+                              ('vk_simt_current_stream', ctypes.c_ulonglong, []), ('vk_simt_set_current_stream', None, [ctypes.c_ulonglong]),
+                              ('vk_simt_sector_log_begin', i, []), ('vk_simt_sector_log_size', ll, []), ('vk_simt_sector_log_read', ll, [v, ll])]:
             f = getattr(lib, fn); f.restype, f.argtypes = res, args
         assert lib.vk_simt_record_size() == ctypes.sizeof(_Record), "runtime.cpp and simt.py disagree on VkSimtRecord"
         assert lib.vk_simt_props_size() == ctypes.sizeof(_Props), "runtime.h and simt.py disagree on VkSimtProps"
@@ -155,7 +156,7 @@ PRESETS = {
     'sm_90': dict(name='NVIDIA H200 (emulated sm_90)', cc=(9, 0), sm_count=132,
                   smem_per_block=48*1024, smem_optin=232448, smem_per_sm=228*1024, max_threads_per_block=1024,
                   max_threads_per_sm=2048, warps_per_sm=64, regs_per_sm=65536, regs_per_block=65536,
-                  max_blocks_per_sm=32, l2_bytes=60 << 20, global_mem=141 * 10**9),
+                  max_blocks_per_sm=32, l2_bytes=50 << 20, global_mem=141 * 10**9),
 }
 # What CUDA math functions return (see "Math functions"): correctly rounded, or moved by their whole
 # documented error towards +inf / -inf, or by a seeded draw within it.
@@ -623,10 +624,14 @@ def _span(t:Tensor) -> int:
     if t.numel() == 0: return 0
     return 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
 
+SECTOR_BYTES = 32   # the unit of the sector log: a GPU's L2 and DRAM move 32-byte sectors (4 to a 128-byte line)
+SECTOR_COLUMNS = ('launch', 'block', 'tensor', 'store', 'sector')
+
 class Trace:
     "Launch records and per-element access counts of registered tensors (see `trace`)."
     def __init__(self, tensors:dict):
         self.tensors, self.launches, self._rd, self._wr = {}, [], {}, {}
+        self.sectors = None   # with trace(sector_log=True): int64 [touches, 5], columns SECTOR_COLUMNS (tensor: index into `tensors`, -1 none)
         for n, t in tensors.items():
             if not isinstance(t, Tensor): raise TypeError(f"trace: {n} must be a tensor, got {type(t).__name__}")
             if t.device.type != 'cpu': raise ValueError(f"trace: {n} must be a CPU tensor (the emulator's memory), got {t.device}")
@@ -674,8 +679,11 @@ class Trace:
     __repr__ = summary
 
 @contextlib.contextmanager
-def trace(**tensors):
-    "Record every launch inside the block and attribute counted global accesses to the named CPU tensors."
+def trace(sector_log:bool=False, **tensors):
+    """Record every launch inside the block and attribute counted global accesses to the named CPU tensors. `sector_log`: also
+    log, per launch and block, each 32-byte global sector the block touched (once a load, once a store, in first-touch order:
+    `Trace.sectors`), the input of an L2 model."""
+    if isinstance(sector_log, Tensor): raise TypeError("trace: `sector_log` is the sector-log switch (a bool), not a tensor to register")
     tr, rt = Trace(tensors), _rt()
     names = list(tr.tensors)
     arr = (_TraceTensor * max(1, len(names)))()
@@ -686,12 +694,17 @@ def trace(**tensors):
                               tr._rd[n].data_ptr(), tr._wr[n].data_ptr())
     err = ctypes.create_string_buffer(512)
     if rt.vk_simt_trace_begin(len(names), arr, err, 512): raise RuntimeError(f"trace: {err.value.decode()}")
+    if sector_log and not names: rt.vk_simt_trace_end(); raise ValueError("trace: the sector log needs at least one registered tensor (it logs while accesses are attributed)")
+    if sector_log: rt.vk_simt_sector_log_begin()
     try: yield tr
     finally:
         rt.vk_simt_trace_end()
         r = _Record()
         for i in range(rt.vk_simt_trace_count()):
             rt.vk_simt_trace_record(i, ctypes.byref(r)); tr.launches.append(_record(r, names))
+        if sector_log:
+            tr.sectors = torch.empty(rt.vk_simt_sector_log_size(), len(SECTOR_COLUMNS), dtype=torch.int64)
+            tr.sectors = tr.sectors[:rt.vk_simt_sector_log_read(tr.sectors.data_ptr(), tr.sectors.shape[0])]
 
 # %% ../nbs/01_simt.ipynb #4b7182cb
 SELFTEST_FUNCTIONS = ('st_block_reduce', 'st_shfl', 'st_warp_ops', 'st_ids', 'st_smem_optin', 'st_device_attrs', 'st_atomics',

@@ -41,6 +41,7 @@
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #if !defined(__x86_64__)
@@ -201,7 +202,12 @@ struct TraceState {
   std::atomic<int> active{0};
   std::vector<TraceTensor> tensors;
   std::vector<Record>* records = nullptr;
+  std::atomic<int> sectors{0};   // the sector log is on (vk_simt_sector_log_begin)
 } g_trace;
+// The sector log (an L2 model's input): per launch and block, the 32-byte global sectors the block touched, each once (its
+// first load, its first store), in the order the block first touched them. Gathered from the workers at the end of each launch.
+struct SectorTouch { long long launch; int block; int tensor; int store; unsigned long long sector; };
+std::vector<SectorTouch> g_sector_log;
 std::atomic<long long> g_launches{0};
 // math_mode 3: a splitmix64 stream per worker, reseeded at every block from (seed, block index), so a
 // launch does not depend on which worker ran which block, and the same launch gives the same bits.
@@ -281,6 +287,7 @@ struct Fiber {
   unsigned long long loads = 0, ld_mark = 0, chain_at = 0;
   long long chain_base = 0;
   int chain_done = 0;
+  long long chain_total = 0;     // the chain it ended with (chain_done)
   int dep_waited = 0;            // passed vk::wait_primary_grid (griddepcontrol.wait)
 };
 
@@ -331,6 +338,9 @@ struct Worker {
   long long cta_chain_wait = -1, chain_wait_max = 0;                   // chain at griddepcontrol.wait: this block's, the launch's
   int waited_ctas = 0;
   unsigned long long t_pre[kMaxTensors];                                // loads before the wait, per registered tensor
+  int cur_block = 0;                                                    // the linear index of the block it runs
+  std::vector<SectorTouch> sectors;                                     // the sector log, this launch's blocks on this worker
+  std::unordered_set<unsigned long long> sectors_seen;                  // this block's: sector * 2 + store
   Worker() {
     memset(&view, 0, sizeof view);
     void* p = mmap(nullptr, kDynSmemCap, PROT_READ | PROT_WRITE,
@@ -584,7 +594,8 @@ void chain_join(Worker* w, int first, int count, unsigned mask) {
 void chain_end(Worker* w, Fiber& f, long long extra) {
   if (f.chain_done) return;
   f.chain_done = 1;
-  w->cta_chain = std::max(w->cta_chain, chain_of(w, f) + extra);
+  f.chain_total = chain_of(w, f) + extra;
+  w->cta_chain = std::max(w->cta_chain, f.chain_total);
 }
 
 [[noreturn]] void fail_here(Worker* w, const std::string& what) {
@@ -933,6 +944,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     B.warp_missing.back() = missing;
   }
   blockIdx = bidx;
+  w->cur_block = int(bl); w->sectors_seen.clear();
   blockDim = uint3{unsigned(bx), unsigned(by), unsigned(bz)};
   gridDim = uint3{d->grid[0], d->grid[1], d->grid[2]};
   const size_t stack = size_t(g_props.stack_kb) * 1024;
@@ -950,7 +962,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.linear = i; f.warp = i / 32; f.lane = i % 32;
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
-    f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0; f.dep_waited = 0;
+    f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0; f.chain_total = 0; f.dep_waited = 0;
 #if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
     // The frames a fiber left when it last switched away for good (exit, failure) never returned,
     // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
@@ -1081,6 +1093,7 @@ void work(Job* job, Worker* w) {
   w->view.attributing = g_trace.active.load() && !g_trace.tensors.empty();
   w->view.programmatic = job->d->programmatic;
   memset(w->t_pre, 0, sizeof w->t_pre);
+  w->sectors.clear();
   w->blocks_run = 0;
   w->chain_max = w->chain_min = w->chain_sum = w->chain_ctas = 0;
   w->chain_wait_max = 0; w->waited_ctas = 0;
@@ -1295,6 +1308,14 @@ VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) 
   if (!w->view.attributing || !g_trace.active.load(std::memory_order_relaxed)) return;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p), e = a + bytes;
   const size_t nt = g_trace.tensors.size();
+  if (g_trace.sectors.load(std::memory_order_relaxed) && bytes) {
+    int tensor = -1;
+    for (size_t i = 0; i < nt && tensor < 0; ++i)
+      if (a < g_trace.tensors[i].hi && e > g_trace.tensors[i].lo) tensor = int(i);
+    for (unsigned long long s = a >> 5; s <= (e - 1) >> 5; ++s)
+      if (w->sectors_seen.insert(s * 2 + unsigned(is_store != 0)).second)
+        w->sectors.push_back(SectorTouch{0, w->cur_block, tensor, is_store != 0, s});
+  }
   for (size_t i = 0; i < nt; ++i) {
     const TraceTensor& t = g_trace.tensors[i];
     const uintptr_t lo = a > t.lo ? a : t.lo, hi = e < t.hi ? e : t.hi;
@@ -1325,8 +1346,9 @@ VK_SIMT_API void vk_simt_grid_dependency_wait(void) {
   Worker* w = cur_worker();
   if (!w || !w->cur) return;
   Fiber& f = *w->cur;
-  if (!f.dep_waited && !f.chain_done) w->cta_chain_wait = std::max(w->cta_chain_wait, chain_of(w, f));
-  else if (!f.dep_waited) w->cta_chain_wait = std::max(w->cta_chain_wait, 0LL);
+  if (f.dep_waited) return;
+  // the chain so far; a chain that ended before the wait lies before it whole
+  w->cta_chain_wait = std::max(w->cta_chain_wait, f.chain_done ? f.chain_total : chain_of(w, f));
   f.dep_waited = 1;
 }
 VK_SIMT_API void vk_simt_cp_async_commit(void) {
@@ -1596,6 +1618,9 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   {
     std::lock_guard<std::mutex> lk(g_mutex);
     r.ntensors = int(g_trace.tensors.size());
+    if (g_trace.sectors.load())
+      for (Worker* w : job.used)
+        for (SectorTouch t : w->sectors) { t.launch = r.index; g_sector_log.push_back(t); }
     g_last_record = r;
     g_have_last = true;
     if (g_trace.active.load() && g_trace.records) g_trace.records->push_back(r);
@@ -1646,7 +1671,31 @@ VK_SIMT_API int vk_simt_trace_begin(int n, const VkSimtTraceTensor* t, char* err
 VK_SIMT_API void vk_simt_trace_end(void) {
   std::lock_guard<std::mutex> g(g_mutex);
   g_trace.active.store(0);
+  g_trace.sectors.store(0);
   g_trace.tensors.clear();
+}
+// The sector log of the active trace: on from here (cleared) until the trace ends; read with vk_simt_sector_log_read.
+VK_SIMT_API int vk_simt_sector_log_begin(void) {
+  std::lock_guard<std::mutex> g(g_mutex);
+  if (!g_trace.active.load()) return 1;
+  g_sector_log.clear();
+  g_trace.sectors.store(1);
+  return 0;
+}
+VK_SIMT_API long long vk_simt_sector_log_size(void) {
+  std::lock_guard<std::mutex> g(g_mutex);
+  return (long long)g_sector_log.size();
+}
+// Copies the log into `out` as n rows of 5 int64 (launch index, block, tensor (-1: none registered), store, sector = address / 32).
+VK_SIMT_API long long vk_simt_sector_log_read(long long* out, long long n) {
+  std::lock_guard<std::mutex> g(g_mutex);
+  const long long m = std::min(n, (long long)g_sector_log.size());
+  for (long long i = 0; i < m; ++i) {
+    const SectorTouch& t = g_sector_log[size_t(i)];
+    long long* o = out + 5 * i;
+    o[0] = t.launch; o[1] = t.block; o[2] = t.tensor; o[3] = t.store; o[4] = (long long)t.sector;
+  }
+  return m;
 }
 VK_SIMT_API int vk_simt_trace_count(void) {
   std::lock_guard<std::mutex> g(g_mutex);
