@@ -121,6 +121,9 @@ ncu_profile() {
     "$NCU" --import "$STAGE/$tag.ncu-rep" --page details > "$STAGE/$tag.txt" 2>&1 || rc=1
     "$NCU" --import "$STAGE/$tag.ncu-rep" --page raw --csv > "$STAGE/$tag.raw.csv" 2>&1 || rc=1
     grep -E "paged_verify|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Compute \(SM\)" "$STAGE/$tag.txt" | head -40
+    # DRAM bytes per launch and the card's L2 bandwidth from the SMs as ncu defines its peak: what bench.GPUS[...]['l2_Bps'] needs (chapter 90)
+    $PY -c "import sys; from verify_kernel.bench import ncu_dram_bytes
+for r in ncu_dram_bytes(sys.argv[1]): print(f\"{r['kernel'][:44]:44s} DRAM read {r['read_B'] / 1e6:8.3f} MB, written {r['write_B'] / 1e6:7.3f} MB; L2 {r['l2_slices']:.0f} slices, peak {r['l2_peak_Bps'] / 1e12:.2f} TB/s\")" "$STAGE/$tag.raw.csv" || rc=1
   done
   return $rc
 }

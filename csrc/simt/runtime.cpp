@@ -944,7 +944,8 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     B.warp_missing.back() = missing;
   }
   blockIdx = bidx;
-  w->cur_block = int(bl); w->sectors_seen.clear();
+  w->cur_block = int(bl);
+  if (!w->sectors_seen.empty()) w->sectors_seen.clear();  // (a clear walks every bucket: not at each block once the log is off)
   blockDim = uint3{unsigned(bx), unsigned(by), unsigned(bz)};
   gridDim = uint3{d->grid[0], d->grid[1], d->grid[2]};
   const size_t stack = size_t(g_props.stack_kb) * 1024;
