@@ -934,13 +934,17 @@ def emulator_schedule_timer(reps:int=1):
         return dict(us=us, out=d['o_extend'].clone())
     return timer
 
-def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=None):
-    "`schedule_sweep`'s timer from the model: the lower bound on one layer's call at the knobs (`paged_bound`), us; `models`: fitted `CountModel`s by (n, H, bs)."
+def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=None, l2_max_tiles:int=0):
+    """`schedule_sweep`'s timer from the model: the lower bound on one layer's call at the knobs (`paged_bound`), us; `models`: fitted
+    `CountModel`s by (n, H, bs). `l2_max_tiles` > 0: shapes of at most that many tiles are replayed through the card's L2 (`l2_sectors_replayed`),
+    so where its L2 bandwidth is known the split floor's partials are priced (above the cap the chunk exceeds every floor: they tie)."""
     gpu, ms = gpu_spec(gpu_name), dict(models or {})
     def timer(shape:Shape, knobs:dict) -> dict:
-        key = (shape.n, shape.H, shape.bs)
+        key, mt = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split']
         if key not in ms: ms[key] = count_model(*key, cache=cache)
-        return dict(us=paged_bound(shape, gpu, ms[key], knobs['min_tiles_per_split'])['bound_us'], out=None)
+        tiles = sum(x['tiles'] for x in paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], mt)['ctas'])
+        l2 = l2_sectors_replayed(shape, gpu, mt) if 0 < tiles <= l2_max_tiles else None
+        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2)['bound_us'], out=None)
     return timer
 
 # %% ../nbs/90_bench.ipynb #b2727009
@@ -1094,7 +1098,8 @@ def add_parser(sub):
     b.add_argument('--schedule-budget', type=float, default=SCHEDULE_BUDGET_S, help=f'seconds the --schedule sweep may take (default {SCHEDULE_BUDGET_S:.0f})')
     b.add_argument('--l2', type=int, nargs='?', const=L2_REPLAY_MAX_TILES, default=0, metavar='MAX_TILES',
                    help=f"with --model: also replay each shape's sector trace through the card's L2 (an LRU; the emulator runs the shape, about 3 ms "
-                        f"a tile here) for shapes of at most MAX_TILES tiles (default {L2_REPLAY_MAX_TILES}); its DRAM bytes then make the DRAM term")
+                        f"a tile here) for shapes of at most MAX_TILES tiles (default {L2_REPLAY_MAX_TILES}); its DRAM bytes then make the DRAM term, and where "
+                        f"the card's L2 bandwidth is known its L2 traffic one more term (with --schedule: the floors ranked so)")
     b.add_argument('--no-progress', action='store_true')
     return b
 
@@ -1135,8 +1140,11 @@ def schedule_main(a, out:Path) -> int:
                 budget_s=a.schedule_budget, progress=not a.no_progress)
     if a.model:
         gpu = gpu_spec(a.model)
-        res = schedule_sweep(model_schedule_timer(a.model, cache=out/'.cache'), **grid)
+        res = schedule_sweep(model_schedule_timer(a.model, cache=out/'.cache', l2_max_tiles=a.l2), **grid)
         what, name, source = f"**{MODEL_LABEL}**: lower bounds on {gpu['name']}, computed {_now()}", gpu['name'], MODEL_LABEL
+        if a.l2: what += (f"; shapes of at most {a.l2:,} tiles replayed through its L2, " +
+                          (f"priced at {gpu['l2_Bps'] / 1e12:.1f} TB/s ({gpu['l2_bw_source']})" if gpu.get('l2_Bps') else
+                           f"not priced (L2 bandwidth: {gpu['l2_bw_source']})"))
         path = out/f"schedule-model-{_slug(gpu['key'])}.json"
     elif torch.cuda.is_available():
         info = device_info()
