@@ -2,7 +2,7 @@
 
     python scripts/gpu_perf.py sweep OUT.json   # split floor (min_tiles_per_split) x target CTAs (num_sms multiple) x
                                                 #   KV layout (shuffled page-1 slots / one contiguous run) at short and long contexts
-    python scripts/gpu_perf.py one N n H        # plan + 3 calls of one layer (for `ncu --launch-skip`), then exit
+    python scripts/gpu_perf.py one N n H [F]    # plan (split floor F, default the built-in) + 3 calls of one layer (for ncu), then exit
     python scripts/gpu_perf.py torch_check      # a workspace one byte short: the C++ check must arrive as a Python exception
 
 Run by scripts/gpu_check.sh (its `perf` and `ncu` steps). Every time is a CUDA-graph replay with L2 flushed
@@ -73,9 +73,9 @@ def sweep(out, reps=10):
         print(f"N={k[0]:>6} n={k[1]:>2} H={k[2]:>2} bs={k[3]} {k[4]:>8}: default {dflt['us']:8.1f}  best {r['us']:8.1f} "
               f"(min_tiles {r['min_tiles']}, {r['sms_mult']}x SMs, {r['ctas']} CTAs)  t_min {r['t_min_us']:.1f}")
 
-def one(N, n, H):
+def one(N, n, H, min_tiles=None):
     d = inputs(N, n, H, 1, 'shuffled')
-    plan = batch_plan(d)
+    plan = batch_plan(d, min_tiles=min_tiles)
     for _ in range(3): paged.verify_attn_fwd(**d, plan=plan, check_args=False)
     if DEV == 'cuda': torch.cuda.synchronize()
 
@@ -95,6 +95,6 @@ def torch_check():
 
 if __name__ == '__main__':
     if sys.argv[1] == 'sweep': sweep(sys.argv[2])
-    elif sys.argv[1] == 'one': one(*map(int, sys.argv[2:5]))
+    elif sys.argv[1] == 'one': one(*map(int, sys.argv[2:6]))
     elif sys.argv[1] == 'torch_check': torch_check()
     else: sys.exit(__doc__)
