@@ -53,11 +53,11 @@ LAUNCH_US_GRAPH = 1.0               # one kernel of a captured CUDA graph: NO ci
                                     # assumption, below that, until a GPU run measures it
 H200_L2_BPS = 94 * 2 * 32 * 1.705e9   # the H200's L2 from the SMs: Nsight Compute on the lent card (2026-12-04, nbs/gpu_runs/2026-12-04-h200-run2):
                                       # 94 L2 slices (lts__cycles_elapsed sum / avg) x 2 sectors a cycle (lts__t_sectors_srcunit_tex peak_sustained)
-                                      # x 32 B at 1.705 GHz (lts__cycles_elapsed.avg.per_second) = 10.3 TB/s; see ncu_l2_peak_Bps
+                                      # x 32 B at 1.705 GHz (lts__cycles_elapsed.avg.per_second) = 10.3 TB/s; ncu_dram_bytes reads it (`l2_peak_Bps`)
 GPUS = {  # published limits (vendor spec sheets); DRAM and bf16 peaks as in paged.GPU_PEAKS; latency figures as labelled
     'RTX PRO 6000': dict(name='NVIDIA RTX PRO 6000 Blackwell', sms=188, boost_hz=2.617e9, l2_bytes=128 << 20, cc=(12, 0),
                          l2_source="128 MB, the full GB202's: press reports of NVIDIA's GTC 2025 announcement (the RTX 5090 has 96 MB)",
-                         l2_Bps=None, l2_bw_source='none: no published or measured figure (an Nsight Compute run on the card gives it: ncu_l2_peak_Bps)',
+                         l2_Bps=None, l2_bw_source='none: no published or measured figure (an Nsight Compute run on the card gives it: the l2_peak_Bps of ncu_dram_bytes)',
                          dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
                          latency_source='DRAM round trip: none citable for GB202/GDDR7 found; the nearest cited, H100 HBM3 ~600 cycles '
                                         '(fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: uncited assumption'),
@@ -187,14 +187,18 @@ def _role_counts(launches, roles) -> dict:
 def _unique(tr, prefix='') -> dict:
     return {f'{prefix}unique_{w}.{t}': (tr.unique_loaded if w == 'loaded' else tr.unique_stored)(t) for t in tr.tensors for w in ('loaded', 'stored')}
 
+def _emulator_inputs(N:int, n:int, H:int, bs:int, num_sms:int|None, seed:int) -> tuple:
+    "The benchmark's inputs on the CPU, the target CTAs, and a workspace exactly sized (the trace counts per byte): (d, sms, ws)."
+    d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
+    sms = num_sms or paged.target_ctas('simt', 'cpu')
+    return d, sms, paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')
+
 def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
     """Run the paged kernels in the SIMT emulator on the benchmark's inputs (CPU) as a forward pass does - the plan kernel
     once, then one layer's call with that plan - and return every counted event, flat and by launch role, with the
     plan table the device wrote (`table`)."""
     from verify_kernel import simt
-    d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
-    sms = num_sms or paged.target_ctas('simt', 'cpu')
-    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')   # exactly sized: the trace counts per byte
+    d, sms, ws = _emulator_inputs(N, n, H, bs, num_sms, seed)
     reg = {k: d[k] for k in TRACED}
     with simt.trace(**reg, workspace=ws) as tp:      # once a batch
         plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
@@ -376,11 +380,12 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
 def _l2_fields(l2:dict|None) -> dict:
     "The bound's columns from an L2 replay (`l2_replay`), NaN without one. The workspace's dirty sectors (partials) are apart: the next call overwrites them."
     if l2 is None: return dict(l2_replayed=False, **{k: math.nan for k in ('l2_dram_MB', 'l2_read_MB', 'l2_write_MB', 'l2_partials_dirty_MB', 'l2_hit_rate', 'l2_traffic_MB')})
+    from verify_kernel.simt import SECTOR_BYTES   # the replay's unit (chapter 01's sector log); not at import: bench imports no emulator
     out_dirty = sum(v for t, v in l2['dirty_left'].items() if t != 'workspace')
     hits, touches = (sum(l[k] for l in l2['launches']) for k in ('hits', 'touches'))
     return dict(l2_replayed=True, l2_dram_MB=(l2['read_B'] + l2['write_B'] + out_dirty) / 1e6, l2_read_MB=l2['read_B'] / 1e6,
                 l2_write_MB=l2['write_B'] / 1e6, l2_partials_dirty_MB=l2['dirty_left'].get('workspace', 0) / 1e6, l2_hit_rate=hits / max(touches, 1),
-                l2_traffic_MB=touches * 32 / 1e6)   # each CTA's distinct sectors, loads and stores: its requests to L2 (repeats within a CTA: L1's)
+                l2_traffic_MB=touches * SECTOR_BYTES / 1e6)   # each CTA's distinct sectors, loads and stores: its requests to L2 (repeats within a CTA: L1's)
 
 def triton_bound(shape:Shape, gpu:dict, block_m:int|None) -> dict:
     "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM. `block_m` None (SGLang not installed: its rule cannot be asked): NaN."
@@ -416,11 +421,9 @@ def vllm_traffic(shape:Shape, gpu:dict, elem_bytes:int=2) -> dict:
 def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
     """One layer's call (main + combine; the batch's plan made first, untraced) in the SIMT emulator with the sector log on
     (`simt.trace(sector_log=True)`): per launch its role and, per CTA in launch order, the sectors it touched (int64 rows of
-    tensor, store, sector, in first-touch order); the registered tensors' names and distinct bytes; the plan table."""
+    tensor, store, sector, in first-touch order); the registered tensors' names; the plan table."""
     from verify_kernel import simt
-    d = gpu_verify_inputs(N, n, H, bs=bs, device='cpu', seed=seed)
-    sms = num_sms or paged.target_ctas('simt', 'cpu')
-    ws = paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')
+    d, sms, ws = _emulator_inputs(N, n, H, bs, num_sms, seed)
     plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
                        min_tiles_per_split=min_tiles)
     with simt.trace(sector_log=True, **{k: d[k] for k in TRACED}, workspace=ws) as tl:
@@ -430,25 +433,23 @@ def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tile
         rows = tl.sectors[tl.sectors[:, 0] == l.index]
         rows = rows[torch.argsort(rows[:, 1], stable=True)]          # CTAs in launch order, each CTA's touches in its own order
         counts = torch.bincount(rows[:, 1], minlength=l.blocks).tolist()
-        launches.append(dict(role=launch_role(l.kernel), kernel=l.kernel, blocks=list(torch.split(rows[:, 2:], counts))))
-    return dict(launches=launches, tensors=list(tl.tensors), table=plan.table(),
-                unique={t: (tl.unique_loaded(t), tl.unique_stored(t)) for t in tl.tensors})
+        launches.append(dict(role=launch_role(l.kernel), blocks=list(torch.split(rows[:, 2:], counts))))
+    return dict(launches=launches, tensors=list(tl.tensors), table=plan.table())
 
 def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush_between:bool=False) -> dict:
     """The launches' sector touches (`layer_sectors`) through an LRU cache of `l2_bytes`, `resident` CTAs at a time in round
     robin: per launch the DRAM bytes read (load misses) and written (dirty sectors evicted), per tensor and in all, its hits
     and touches; what is dirty at the end (`dirty_left`). `flush_between`: the cache written back and emptied before each launch."""
-    import collections
-    from collections import OrderedDict, deque
+    from collections import Counter, OrderedDict, deque
     from verify_kernel.simt import SECTOR_BYTES
     if resident < 1: raise ValueError(f"l2_replay: `resident` must be at least 1 CTA, got {resident}")
     cap, names = max(0, int(l2_bytes) // SECTOR_BYTES), list(tensors)
-    name = lambda t: names[t] if 0 <= t < len(names) else '(unregistered)'
+    by_name = lambda c: {(names[t] if 0 <= t < len(names) else '(unregistered)'): v * SECTOR_BYTES for t, v in c.items()}   # sectors -> bytes
     lru, out = OrderedDict(), []                                      # sector -> [dirty, tensor]
     get, touch, evict = lru.get, lru.move_to_end, lru.popitem
     for L in launches:
         if flush_between: lru.clear()                                 # written back outside the launch, as a profiler's flush is
-        rd, wr, hits = collections.Counter(), collections.Counter(), 0   # per tensor index, in sectors
+        rd, wr, hits = Counter(), Counter(), 0                         # per tensor index, in sectors
         its = deque(iter(b.tolist()) for b in L['blocks'] if len(b))  # each CTA's touches; the first `resident` run, in turn
         active, touches = deque(its.popleft() for _ in range(min(resident, len(its)))), sum(len(b) for b in L['blocks'])
         while active:
@@ -470,22 +471,21 @@ def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush
                 break
             else:                                                     # this CTA is done: the next takes its place
                 if its: active.append(its.popleft())
-        by_name = lambda c: {name(t): v * SECTOR_BYTES for t, v in c.items()}
         rd, wr = by_name(rd), by_name(wr)
         out.append(dict(role=L['role'], read=rd, write=wr, read_B=sum(rd.values()), write_B=sum(wr.values()), hits=hits, touches=touches))
-    left = {}
-    for dirty, t in lru.values():
-        if dirty: left[name(t)] = left.get(name(t), 0) + SECTOR_BYTES
+    left = by_name(Counter(t for dirty, t in lru.values() if dirty))
     return dict(launches=out, read_B=sum(l['read_B'] for l in out), write_B=sum(l['write_B'] for l in out), dirty_left=left,
                 l2_bytes=l2_bytes, resident=resident, flush_between=flush_between)
 
 L2_REPLAY_MAX_TILES = 4096   # `bench --model --l2`'s default cap: about 12 s of emulation a shape on this 2-core CPU
 
-def l2_sectors_replayed(shape:Shape, gpu:dict, min_tiles:int=MIN_TILES_PER_SPLIT, flush_between:bool=False, seed:int=7) -> dict:
+def l2_sectors_replayed(shape:Shape, gpu:dict, min_tiles:int=MIN_TILES_PER_SPLIT, flush_between:bool=False, seed:int=7,
+                        max_tiles:int|None=None) -> dict|None:
     """`shape`'s layer call emulated at `gpu`'s SM count (its plan checked against `paged_schedule`) and replayed through its L2,
-    `gpu['sms']` x `paged.CTAS_PER_SM` CTAs resident."""
-    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed)
+    `gpu['sms']` x `paged.CTAS_PER_SM` CTAs resident. `max_tiles`: None (no replay) for a schedule of more tiles than that, or none."""
     sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
+    if max_tiles is not None and not 0 < sum(x['tiles'] for x in sch['ctas']) <= max_tiles: return None
+    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed)
     if ls['table'] != sch['table']: raise AssertionError(f"{shape} on {gpu['key']}: the device's plan differs from paged_schedule's")
     return l2_replay(ls['launches'], gpu['l2_bytes'], gpu['sms'] * paged.CTAS_PER_SM, ls['tensors'], flush_between=flush_between)
 
@@ -755,8 +755,7 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
         if key not in models: models[key] = count_model(*key, cache=cache, progress=progress)
         nbytes, flops = verify_cost(s.N, s.n, s.H, s.bs)
         t_min = max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops'])
-        tiles = sum(x['tiles'] for x in paged_schedule([s.N] * s.bs, s.n, s.H, gpu['sms'], min_tiles)['ctas'])
-        l2 = l2_sectors_replayed(s, gpu, min_tiles) if 0 < tiles <= l2_max_tiles else None
+        l2 = l2_sectors_replayed(s, gpu, min_tiles, max_tiles=l2_max_tiles)
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
                  **paged_bound(s, gpu, models[key], min_tiles, l2=l2), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6,
                  l2_bytes=gpu['l2_bytes'], l2_source=gpu['l2_source'])
@@ -942,9 +941,7 @@ def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=No
     def timer(shape:Shape, knobs:dict) -> dict:
         key, mt = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split']
         if key not in ms: ms[key] = count_model(*key, cache=cache)
-        tiles = sum(x['tiles'] for x in paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], mt)['ctas'])
-        l2 = l2_sectors_replayed(shape, gpu, mt) if 0 < tiles <= l2_max_tiles else None
-        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2)['bound_us'], out=None)
+        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2_sectors_replayed(shape, gpu, mt, max_tiles=l2_max_tiles))['bound_us'], out=None)
     return timer
 
 # %% ../nbs/90_bench.ipynb #b2727009

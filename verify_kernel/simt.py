@@ -684,6 +684,7 @@ def trace(sector_log:bool=False, **tensors):
     log, per launch and block, each 32-byte global sector the block touched (once a load, once a store, in first-touch order:
     `Trace.sectors`), the input of an L2 model."""
     if isinstance(sector_log, Tensor): raise TypeError("trace: `sector_log` is the sector-log switch (a bool), not a tensor to register")
+    if sector_log and not tensors: raise ValueError("trace: the sector log needs at least one registered tensor (it logs while accesses are attributed)")
     tr, rt = Trace(tensors), _rt()
     names = list(tr.tensors)
     arr = (_TraceTensor * max(1, len(names)))()
@@ -694,8 +695,7 @@ def trace(sector_log:bool=False, **tensors):
                               tr._rd[n].data_ptr(), tr._wr[n].data_ptr())
     err = ctypes.create_string_buffer(512)
     if rt.vk_simt_trace_begin(len(names), arr, err, 512): raise RuntimeError(f"trace: {err.value.decode()}")
-    if sector_log and not names: rt.vk_simt_trace_end(); raise ValueError("trace: the sector log needs at least one registered tensor (it logs while accesses are attributed)")
-    if sector_log: rt.vk_simt_sector_log_begin()
+    if sector_log and rt.vk_simt_sector_log_begin(): rt.vk_simt_trace_end(); raise RuntimeError("trace: the sector log could not start (no active trace)")
     try: yield tr
     finally:
         rt.vk_simt_trace_end()

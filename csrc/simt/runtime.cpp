@@ -1309,18 +1309,12 @@ VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) 
   if (!w->view.attributing || !g_trace.active.load(std::memory_order_relaxed)) return;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p), e = a + bytes;
   const size_t nt = g_trace.tensors.size();
-  if (g_trace.sectors.load(std::memory_order_relaxed) && bytes) {
-    int tensor = -1;
-    for (size_t i = 0; i < nt && tensor < 0; ++i)
-      if (a < g_trace.tensors[i].hi && e > g_trace.tensors[i].lo) tensor = int(i);
-    for (unsigned long long s = a >> 5; s <= (e - 1) >> 5; ++s)
-      if (w->sectors_seen.insert(s * 2 + unsigned(is_store != 0)).second)
-        w->sectors.push_back(SectorTouch{0, w->cur_block, tensor, is_store != 0, s});
-  }
+  int owner = -1;  // the first registered tensor the access overlaps (the sector log's attribution)
   for (size_t i = 0; i < nt; ++i) {
     const TraceTensor& t = g_trace.tensors[i];
     const uintptr_t lo = a > t.lo ? a : t.lo, hi = e < t.hi ? e : t.hi;
     if (lo >= hi) continue;
+    if (owner < 0) owner = int(i);
     (is_store ? w->t_st : w->t_ld)[i] += hi - lo;
     if (pre_wait) w->t_pre[i] += hi - lo;
     int32_t* counts = is_store ? t.wr : t.rd;
@@ -1328,6 +1322,10 @@ VK_SIMT_API void vk_simt_note_access(const void* p, size_t bytes, int is_store) 
     const size_t first = (lo - t.lo) / size_t(t.elsize), last = (hi - 1 - t.lo) / size_t(t.elsize);
     for (size_t k = first; k <= last; ++k) __atomic_fetch_add(&counts[k], 1, __ATOMIC_RELAXED);
   }
+  if (g_trace.sectors.load(std::memory_order_relaxed) && bytes)
+    for (unsigned long long s = a >> 5; s <= (e - 1) >> 5; ++s)  // 32-byte sectors (simt.SECTOR_BYTES)
+      if (w->sectors_seen.insert(s * 2 + unsigned(is_store != 0)).second)
+        w->sectors.push_back(SectorTouch{0, w->cur_block, owner, is_store != 0, s});
 }
 
 VK_SIMT_API void vk_simt_cp_async(void* smem, const void* gmem, int valid) {
