@@ -113,7 +113,9 @@ ncu_profile() {
   local NCU; NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   [ -n "$NCU" ] || { echo "no ncu on this machine"; return 1; }
   local rc=0
-  for shape in "65536 16 8" "4096 8 8" "1024 16 8 1"; do   # the last: a 1-tile split floor, the partials' L2 traffic (issue 30)
+  # the backend's default knobs (the live-work rule on the cards with a model balance, else the 8-tile floor), and last a 1-tile
+  # split floor alone: the partials' L2 traffic against the rule's at the same shape (issue 30)
+  for shape in "65536 16 8" "4096 8 8" "1024 16 8" "1024 16 8 1"; do
     local tag="ncu_$(echo $shape | tr ' ' _)"
     "$NCU" --clock-control none --set full -k regex:paged_verify --launch-count 8 -f -o "$STAGE/$tag" \
       $PY scripts/gpu_perf.py one $shape > "$STAGE/$tag.log" 2>&1 || rc=1
@@ -129,7 +131,7 @@ for r in ncu_dram_bytes(sys.argv[1]): print(f\"{r['kernel'][:44]:44s} DRAM read 
 }
 export -f perf_sweep ncu_profile
 only perf && step "schedule knobs timed (scripts/gpu_perf.py sweep)" 120 40 perf_sweep
-only ncu && step "Nsight Compute: paged kernels at 64K n16 H8, 4K n8 H8 and 1K n16 H8 floor 1" 150 40 ncu_profile
+only ncu && step "Nsight Compute: paged kernels at 64K n16 H8, 4K n8 H8, 1K n16 H8 (default knobs) and 1K floor 1" 180 40 ncu_profile
 
 # 2. `verify-kernel check`, one step a process so that each report is kept when it ends: (a) fidelity and the accumulation
 #    probe, (b) parity at serving sizes, (d) CUDA graph capture, (e) the benchmark, (c) SGLang's kit

@@ -2,7 +2,7 @@
 
     python scripts/gpu_perf.py sweep OUT.json   # split floor (min_tiles_per_split) x target CTAs (num_sms multiple) x
                                                 #   KV layout (shuffled page-1 slots / one contiguous run) at short and long contexts
-    python scripts/gpu_perf.py one N n H [F]    # plan (split floor F, default the built-in) + 3 calls of one layer (for ncu), then exit
+    python scripts/gpu_perf.py one N n H [F]    # plan (split floor F alone; default the backend's knobs) + 3 calls of one layer (for ncu), then exit
     python scripts/gpu_perf.py torch_check      # a workspace one byte short: the C++ check must arrive as a Python exception
 
 Run by scripts/gpu_check.sh (its `perf` and `ncu` steps). Every time is a CUDA-graph replay with L2 flushed
@@ -27,13 +27,13 @@ def inputs(N, n, H, bs, layout):
         d = contiguous_inputs(d)
     return d
 
-def time_one(d, min_tiles, num_sms, reps):
+def time_one(d, min_tiles, num_sms, reps, balance=0.0):
     ws = paged._aligned_bytes(paged.workspace_bytes(d['qo_indptr'].numel() - 1, d['q_extend'].shape[1], d['max_len_extend'],
                                                     num_sms=num_sms, kv_indices_len=d['kv_indices'].numel(),
                                                     impl='cuda' if DEV == 'cuda' else 'simt'), DEV)
     plan = paged.plan_verify(d['qo_indptr'], d['kv_indptr'], d['kv_indices'], d['custom_mask'], d['mask_indptr'], d['max_len_extend'],
                              num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1], workspace=ws, num_sms=num_sms,
-                             min_tiles_per_split=min_tiles)
+                             min_tiles_per_split=min_tiles, split_balance=balance)
     t = plan.table()
     us = timed(lambda: paged.verify_attn_fwd(**d, plan=plan, check_args=False), reps) * 1e3
     return us, t['ctas_used'], t['chunk_tiles']
@@ -43,6 +43,7 @@ def sweep(out, reps=10):
     sms = torch.cuda.get_device_properties(0).multi_processor_count if cuda else 4
     name = torch.cuda.get_device_name(0) if cuda else 'H200 (cpu smoke test)'
     bw, peak = paged.gpu_peaks(name)
+    rule = paged.builtin_knobs(name)['split_balance'] if cuda else 0.05   # the smoke test on the CPU times the rule too
     if not cuda: shapes = [(64, 4, 8, 1), (64, 4, 8, 2)]
     else: shapes = [(N, n, H, 1) for N in (1024, 4096, 16384, 65536) for n in (4, 8, 16) for H in (8, 16)] + \
              [(4096, 8, 8, 4), (4096, 16, 8, 8), (16384, 16, 8, 4)]
@@ -52,10 +53,11 @@ def sweep(out, reps=10):
         t_min = max(nbytes / bw, flops / peak) * 1e6
         for layout in ('shuffled', 'run'):
             d = inputs(N, n, H, bs, layout)
-            knobs = list(itertools.product((1, 2, 4, 8, 16), (1, 2))) if layout == 'shuffled' else [(8, 1), (2, 1), (2, 2)]
-            for mt, mult in knobs:
-                us, ctas, chunk = time_one(d, mt, sms * mult, reps)
-                r = dict(N=N, n=n, H=H, bs=bs, layout=layout, min_tiles=mt, sms_mult=mult, us=round(us, 2), ctas=ctas,
+            knobs = [(mt, mult, 0.0) for mt, mult in itertools.product((1, 2, 4, 8, 16), (1, 2))] if layout == 'shuffled' else [(8, 1, 0.0), (2, 1, 0.0), (2, 2, 0.0)]
+            knobs += [(1, 1, rule)] if rule else []   # the live-work rule at the model's balance for this card (chapter 03's default here)
+            for mt, mult, bal in knobs:
+                us, ctas, chunk = time_one(d, mt, sms * mult, reps, bal)
+                r = dict(N=N, n=n, H=H, bs=bs, layout=layout, min_tiles=mt, split_balance=bal, sms_mult=mult, us=round(us, 2), ctas=ctas,
                          chunk_tiles=chunk, t_min_us=round(t_min, 2), pct_roofline=round(100 * t_min / us, 1))
                 rows.append(r)
                 print(json.dumps(r), flush=True)
@@ -67,15 +69,16 @@ def sweep(out, reps=10):
     for r in rows:
         k = (r['N'], r['n'], r['H'], r['bs'], r['layout'])
         if k not in best or r['us'] < best[k]['us']: best[k] = r
-    print('\nbest per shape (us; default = min_tiles 8, 1x SMs):')
+    print('\nbest per shape (us; "default" = min_tiles 8 alone, 1x SMs; the live-work rule is the backend\'s default on cards with a model balance):')
     for k, r in best.items():
-        dflt = next(x for x in rows if (x['N'], x['n'], x['H'], x['bs'], x['layout']) == k and x['min_tiles'] == 8 and x['sms_mult'] == 1)
+        dflt = next(x for x in rows if (x['N'], x['n'], x['H'], x['bs'], x['layout']) == k and x['min_tiles'] == 8 and x['sms_mult'] == 1
+                    and not x['split_balance'])
         print(f"N={k[0]:>6} n={k[1]:>2} H={k[2]:>2} bs={k[3]} {k[4]:>8}: default {dflt['us']:8.1f}  best {r['us']:8.1f} "
-              f"(min_tiles {r['min_tiles']}, {r['sms_mult']}x SMs, {r['ctas']} CTAs)  t_min {r['t_min_us']:.1f}")
+              f"(min_tiles {r['min_tiles']}, balance {r['split_balance']:g}, {r['sms_mult']}x SMs, {r['ctas']} CTAs)  t_min {r['t_min_us']:.1f}")
 
 def one(N, n, H, min_tiles=None):
     d = inputs(N, n, H, 1, 'shuffled')
-    plan = batch_plan(d, min_tiles=min_tiles)
+    plan = batch_plan(d, min_tiles=min_tiles, balance=None if min_tiles is None else 0.0)   # F given: that floor alone; else the backend's knobs
     for _ in range(3): paged.verify_attn_fwd(**d, plan=plan, check_args=False)
     if DEV == 'cuda': torch.cuda.synchronize()
 

@@ -12,21 +12,23 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
                                  gpu_peaks, gpu_verify_inputs, mma_sync_peak, plan_verify, time_graph, verify_attn_fwd, verify_cost, reserve_workspace)
 
 # %% auto #0
-__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_H100', 'LAUNCH_US_GRAPH', 'H200_L2_BPS', 'GPUS',
-           'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUN_CHECK_THREADS', 'RUNS_THREADS', 'TRACED', 'PLAN_ARGS',
-           'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES', 'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS',
-           'VLLM_RELEASE', 'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'L2_REPLAY_MAX_TILES',
-           'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS',
-           'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec',
-           'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role',
-           'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine',
-           'paged_bound', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay',
-           'l2_sectors_replayed', 'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info',
-           'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits',
-           'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
-           'split_model_rows', 'split_table', 'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table',
-           'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab', 'overlap_table',
-           'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
+__all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_GB202', 'RTX_PRO_6000_L2_BPS', 'DRAM_LATENCY_NS_H100',
+           'LAUNCH_US_GRAPH', 'H200_L2_BPS', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUN_CHECK_THREADS',
+           'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES',
+           'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE', 'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT',
+           'VLLM_SPLIT_OCCUPANCY', 'L2_REPLAY_MAX_TILES', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES',
+           'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S',
+           'SCHEDULE_BALANCE_SCALES', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule',
+           'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel',
+           'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'split_balance',
+           'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay', 'l2_sectors_replayed',
+           'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info', 'device_copy_GBps',
+           'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
+           'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
+           'split_table', 'schedule_knob_sets', 'knob_label', 'schedule_sweep', 'schedule_winners', 'write_schedule',
+           'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab',
+           'overlap_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main',
+           'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -45,7 +47,12 @@ def shapes(prefixes=PREFIXES, drafts=DRAFTS, heads=HEADS, batches=BATCHES) -> li
 # returns a page's opening only: the microbenchmark papers that measure these (Luo et al., 'Benchmarking and Dissecting the Nvidia
 # Hopper GPU Architecture', arXiv:2402.13499; Jarmusch et al., 'Dissecting the NVIDIA Blackwell Architecture with Microbenchmarks',
 # arXiv:2507.10789, RTX 5080 and H100 PCIe; Chips and Cheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth', 2023-07-02) were
-# found, but their figures were not readable there, so none of their numbers is used.
+# found, but their figures were not readable there, so none of their numbers is used. 2026-12-06: Chips and Cheese's measurements of an
+# RTX PRO 6000 Blackwell ('Blackwell: Nvidia's Massive GPU', chipsandcheese.com/p/blackwell-nvidias-massive-gpu, 2025-06-29) were found;
+# its body is not readable here either, but summaries of it (every.news, 2025) quote its figures: VRAM latency ~329 ns, L2 ~130 ns and
+# ~8.7 TB/s. Those two figures are used for that card, labelled so.
+DRAM_LATENCY_NS_GB202 = 329.0       # RTX PRO 6000 Blackwell, VRAM (GDDR7) latency as Chips and Cheese measured it (pointer chasing), as quoted
+RTX_PRO_6000_L2_BPS = 8.7e12        # RTX PRO 6000 Blackwell, L2 bandwidth as Chips and Cheese measured it (an achieved figure, not ncu's peak), as quoted
 DRAM_LATENCY_NS_H100 = 600 / 1.98   # ~600 cycles for an HBM3 access on H100 SXM5 (fp4-site.pages.dev/silicon/gpu-memory-hierarchy, a
                                     # secondary explainer, not a measurement), at the SXM boost clock: 303 ns
 LAUNCH_US_GRAPH = 1.0               # one kernel of a captured CUDA graph: NO citable figure found (pegainfer's 'From Launch Overhead to
@@ -57,10 +64,11 @@ H200_L2_BPS = 94 * 2 * 32 * 1.705e9   # the H200's L2 from the SMs: Nsight Compu
 GPUS = {  # published limits (vendor spec sheets); DRAM and bf16 peaks as in paged.GPU_PEAKS; latency figures as labelled
     'RTX PRO 6000': dict(name='NVIDIA RTX PRO 6000 Blackwell', sms=188, boost_hz=2.617e9, l2_bytes=128 << 20, cc=(12, 0),
                          l2_source="128 MB, the full GB202's: press reports of NVIDIA's GTC 2025 announcement (the RTX 5090 has 96 MB)",
-                         l2_Bps=None, l2_bw_source='none: no published or measured figure (an Nsight Compute run on the card gives it: the l2_peak_Bps of ncu_dram_bytes)',
-                         dram_latency_ns=DRAM_LATENCY_NS_H100, launch_us=LAUNCH_US_GRAPH,
-                         latency_source='DRAM round trip: none citable for GB202/GDDR7 found; the nearest cited, H100 HBM3 ~600 cycles '
-                                        '(fp4-site.pages.dev, secondary) = 303 ns; graph launch 1.0 us: uncited assumption'),
+                         l2_Bps=RTX_PRO_6000_L2_BPS, l2_bw_source="8.7 TB/s measured on an RTX PRO 6000 Blackwell: Chips and Cheese, 'Blackwell: "
+                                                                  "Nvidia's Massive GPU', 2025-06-29 (as its summaries quote it); ncu's peak on the card may be higher",
+                         dram_latency_ns=DRAM_LATENCY_NS_GB202, launch_us=LAUNCH_US_GRAPH,
+                         latency_source="DRAM round trip: 329 ns, RTX PRO 6000 Blackwell VRAM latency measured by Chips and Cheese ('Blackwell: "
+                                        "Nvidia's Massive GPU', 2025-06-29, as its summaries quote it); graph launch 1.0 us: uncited assumption"),
     'H200': dict(name='NVIDIA H200', sms=132, boost_hz=1.98e9, l2_bytes=50 << 20, cc=(9, 0),
                  l2_source="50 MB, H100 SXM5's (NVIDIA Technical Blog, 'NVIDIA Hopper Architecture In-Depth'; 60 MB on the full GH100, "
                            "Chips and Cheese 2023-07-02): the H200 is the same GH100 configuration with HBM3e",
@@ -80,15 +88,16 @@ def gpu_spec(name:str) -> dict:
     raise ValueError(f"--model: unknown GPU {name!r}; known: {sorted(GPUS)}")
 
 # %% ../nbs/90_bench.ipynb #977a61cb
-def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PER_SPLIT, max_len_extend:int|None=None) -> dict:
+def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PER_SPLIT, max_len_extend:int|None=None,
+                   balance:float=0.0) -> dict:
     """The split schedule `paged_verify_plan_kernel` documents: each CTA's tiles and keys, and the whole plan table as
-    `VerifyPlan.table()` reads it back (`table`). `n`: drafts a request (an int, or one a request)."""
+    `VerifyPlan.table()` reads it back (`table`). `n`: drafts a request (an int, or one a request); `balance`: the live-work rule's (0: off)."""
     ns = [n] * len(Ls) if isinstance(n, int) else list(n)
     mle = max(ns, default=0) if max_len_extend is None else max_len_extend
     mt = [math.ceil(k * H / BLOCK_M) if k > 0 else 0 for k in ns]
     kt = [math.ceil((L + k) / BLOCK_N) if k > 0 else 0 for L, k in zip(Ls, ns)]
     W = sum(m * t for m, t in zip(mt, kt))
-    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, 1)
+    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, round(balance * 1024)), 1)
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
     ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
@@ -333,13 +342,14 @@ def overlaps_combine(gpu:dict) -> bool:
     return tuple(gpu['cc']) >= (9, 0)
 
 def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT, overlap_combine:bool|None=None,
-                l2:dict|None=None) -> dict:
+                l2:dict|None=None, balance:float=0.0) -> dict:
     """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
     scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart.
     `overlap_combine` (None: `overlaps_combine(gpu)`): the combine is a programmatic launch, its launch and its chain up to its wait hidden.
     `l2`: the call's sector trace replayed through the card's L2 (`l2_replay`, below): the DRAM term takes its bytes (`l2_dram_MB`:
-    reads missed, dirty sectors evicted, outputs still dirty) instead of the distinct bytes (`dram_MB`)."""
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
+    reads missed, dirty sectors evicted, outputs still dirty) instead of the distinct bytes (`dram_MB`). `balance`: the live-work
+    rule's (chapter 03's `split_balance`; 0: the floor alone)."""
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
     tensors = sorted({k.split('.', 1)[1] for k in c if k.startswith('unique_')} - {'workspace'})
@@ -366,7 +376,7 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     if overlap: depth['combine'] -= g('combine.chain_at_wait')
     lat = gpu['dram_latency_ns'] * 1e-9
     t_lat = exposed * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
-    return dict(min_tiles=min_tiles, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
+    return dict(min_tiles=min_tiles, split_balance=balance, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
                 launches=launches, exposed_launches=exposed, combine_overlapped=overlap,
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_MB=g('main.loaded.k_buffer') / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
                 hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
@@ -376,6 +386,15 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
                 chain_depth_combine_total=g('combine.chain_depth'),
                 chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
                 bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **l2d, **plan_bound(c, gpu))
+
+def split_balance(gpu:dict) -> float:
+    """The live-work rule's balance on `gpu` (chapter 03's `split_balance`): a split's fixed bytes through L2 - its CTA's 64-row Q tile,
+    and the fp32 partials and LSE its main kernel writes and the combine reads back - over the card's L2 bandwidth, in units of one
+    16-key tile's mma.sync time on one SM. 0.0 (the rule off) where the L2 bandwidth is not known."""
+    if not gpu.get('l2_Bps'): return 0.0
+    fixed = BLOCK_M * HEAD_DIM_QK * 2 + 2 * BLOCK_M * (HEAD_DIM_V + 1) * 4
+    t_tile = hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])
+    return fixed / gpu['l2_Bps'] / t_tile
 
 def _l2_fields(l2:dict|None) -> dict:
     "The bound's columns from an L2 replay (`l2_replay`), NaN without one. The workspace's dirty sectors (partials) are apart: the next call overwrites them."
@@ -418,14 +437,14 @@ def vllm_traffic(shape:Shape, gpu:dict, elem_bytes:int=2) -> dict:
     return dict(vllm_programs=shape.bs * shape.n * groups * splits, vllm_splits=splits, vllm_kv_MB=keys * HEAD_DIM_QK * elem_bytes / 1e6)
 
 # %% ../nbs/90_bench.ipynb #l2cd0001
-def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
+def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0, balance:float=0.0) -> dict:
     """One layer's call (main + combine; the batch's plan made first, untraced) in the SIMT emulator with the sector log on
     (`simt.trace(sector_log=True)`): per launch its role and, per CTA in launch order, the sectors it touched (int64 rows of
     tensor, store, sector, in first-touch order); the registered tensors' names; the plan table."""
     from verify_kernel import simt
     d, sms, ws = _emulator_inputs(N, n, H, bs, num_sms, seed)
     plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
-                       min_tiles_per_split=min_tiles)
+                       min_tiles_per_split=min_tiles, split_balance=balance)
     with simt.trace(sector_log=True, **{k: d[k] for k in TRACED}, workspace=ws) as tl:
         assert verify_attn_fwd(**d, plan=plan, check_args=False)
     launches = []
@@ -480,12 +499,12 @@ def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush
 L2_REPLAY_MAX_TILES = 4096   # `bench --model --l2`'s default cap: about 12 s of emulation a shape on this 2-core CPU
 
 def l2_sectors_replayed(shape:Shape, gpu:dict, min_tiles:int=MIN_TILES_PER_SPLIT, flush_between:bool=False, seed:int=7,
-                        max_tiles:int|None=None) -> dict|None:
+                        max_tiles:int|None=None, balance:float=0.0) -> dict|None:
     """`shape`'s layer call emulated at `gpu`'s SM count (its plan checked against `paged_schedule`) and replayed through its L2,
     `gpu['sms']` x `paged.CTAS_PER_SM` CTAs resident. `max_tiles`: None (no replay) for a schedule of more tiles than that, or none."""
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance)
     if max_tiles is not None and not 0 < sum(x['tiles'] for x in sch['ctas']) <= max_tiles: return None
-    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed)
+    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed, balance=balance)
     if ls['table'] != sch['table']: raise AssertionError(f"{shape} on {gpu['key']}: the device's plan differs from paged_schedule's")
     return l2_replay(ls['launches'], gpu['l2_bytes'], gpu['sms'] * paged.CTAS_PER_SM, ls['tensors'], flush_between=flush_between)
 
@@ -572,10 +591,10 @@ def device_copy_GBps(nbytes:int=1 << 30, reps:int=5) -> float:
     del src, dst; torch.cuda.empty_cache()
     return 2 * nbytes / ms / 1e6
 
-def batch_plan(d:dict, workspace=None, min_tiles:int|None=None):
-    "`plan_verify` for the hook arguments `d` (by name), as the backend makes it once per forward batch."
+def batch_plan(d:dict, workspace=None, min_tiles:int|None=None, balance:float|None=None):
+    "`plan_verify` for the hook arguments `d` (by name), as the backend makes it once per forward batch (None: the knobs it would use)."
     return plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1],
-                       workspace=workspace, min_tiles_per_split=min_tiles)
+                       workspace=workspace, min_tiles_per_split=min_tiles, split_balance=balance)
 
 def sglang_triton(d:dict):
     "SGLang's Triton `extend_attention_fwd` on the benchmark's inputs `d` as a call (the baseline), or None where SGLang is not installed (vLLM's venv: then the vLLM column is the comparison)."
@@ -592,8 +611,8 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda')   # this batch's own, exactly sized
     plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
     table = plan.table()                                     # a host sync, outside every timed region
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split)
-    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=min_tiles), reps=reps)   # once a batch (rewrites the same plan)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split, balance=plan.balance_q10 / 1024)
+    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=plan.min_tiles_per_split, balance=plan.balance_q10 / 1024), reps=reps)   # once a batch (rewrites the same plan)
     ours = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps)               # one layer's call
     o_ours = d['o_extend'].clone()
     sg_call = sglang_triton(d)
@@ -608,7 +627,7 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     nbytes, flops = verify_cost(shape.N, shape.n, shape.H, shape.bs)
     t_min = max(nbytes / bw, flops / peak)
     del d
-    return dict(min_tiles=plan.min_tiles_per_split, paged_us=ours * 1e3, plan_us=plan_ms * 1e3, ctas=table['ctas_used'], chunk_tiles=table['chunk_tiles'],
+    return dict(min_tiles=plan.min_tiles_per_split, split_balance=plan.balance_q10 / 1024, paged_us=ours * 1e3, plan_us=plan_ms * 1e3, ctas=table['ctas_used'], chunk_tiles=table['chunk_tiles'],
                 plan_matches_schedule=table == sch['table'], triton_us=tri * 1e3, flashinfer_us=fi_ms * 1e3, b12x_us=bx_ms * 1e3,
                 vllm_us=vl_ms * 1e3, speedup_vs_triton=tri / ours, speedup_vs_flashinfer=fi_ms / ours, speedup_vs_b12x=bx_ms / ours, speedup_vs_vllm=vl_ms / ours, GBps=nbytes / ours / 1e6, TFLOPS=flops / ours / 1e9,
                 pct_roofline=100 * t_min * 1e3 / ours, t_min_us=t_min * 1e6, bound='memory' if nbytes / bw >= flops / peak else 'compute',
@@ -729,10 +748,11 @@ def load_measured(paths) -> list[dict]:
         with open(p) as f: rows += [r for r in csv.DictReader(f) if r.get('kind') == 'measured']
     return rows
 
-def _match(rows, gpu_key, shape, min_tiles=None):
+def _match(rows, gpu_key, shape, min_tiles=None, balance=None):
     for r in rows:
         if gpu_key.lower() in r['hardware'].lower() and (int(r['N']), int(r['n']), int(r['H']), int(r['bs'])) == (shape.N, shape.n, shape.H, shape.bs) \
-           and (min_tiles is None or int(r.get('min_tiles') or MIN_TILES_PER_SPLIT) == min_tiles):
+           and (min_tiles is None or int(r.get('min_tiles') or MIN_TILES_PER_SPLIT) == min_tiles) \
+           and (balance is None or abs(float(r.get('split_balance') or 0.0) - balance) < 1e-3):
             return r
 
 def _num(r, k) -> float:
@@ -740,13 +760,17 @@ def _num(r, k) -> float:
     return float(v) if v not in ('', None) else math.nan
 
 def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Path|None=None, progress:bool=True,
-               min_tiles:int=MIN_TILES_PER_SPLIT, l2_max_tiles:int=0) -> list[dict]:
+               min_tiles:int|None=None, l2_max_tiles:int=0, balance:float|None=None) -> list[dict]:
     """The lower bound on one layer's call for every shape on `gpu_name` (counted events of the real kernels, scaled; the GPU's
-    published limits), the plan kernel's per-batch cost beside it, next to any measurement. `l2_max_tiles` > 0: the shapes of at
+    published limits), the plan kernel's per-batch cost beside it, next to any measurement. `min_tiles`, `balance` (None: what the
+    backend plans with on that card without a schedule file, `paged.builtin_knobs`): the split floor and the live-work rule. `l2_max_tiles` > 0: the shapes of at
     most that many tiles are also emulated with the sector log and replayed through the card's L2 (`l2_sectors_replayed`; its DRAM
     bytes then make the DRAM term); the others are not (NaN: a shape's emulation takes about 3 ms a tile on this CPU)."""
     from tqdm.auto import tqdm
     gpu = gpu_spec(gpu_name)
+    kn = paged.builtin_knobs(gpu['name'])
+    min_tiles = kn['min_tiles_per_split'] if min_tiles is None else min_tiles
+    balance = kn['split_balance'] if balance is None else balance
     try: bm = triton_block_m(gpu['cc'])
     except ImportError: bm = None   # vLLM's venv: no SGLang, its columns NaN
     models, rows, date = {}, [], _now()
@@ -755,15 +779,15 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
         if key not in models: models[key] = count_model(*key, cache=cache, progress=progress)
         nbytes, flops = verify_cost(s.N, s.n, s.H, s.bs)
         t_min = max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops'])
-        l2 = l2_sectors_replayed(s, gpu, min_tiles, max_tiles=l2_max_tiles)
+        l2 = l2_sectors_replayed(s, gpu, min_tiles, max_tiles=l2_max_tiles, balance=balance)
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
-                 **paged_bound(s, gpu, models[key], min_tiles, l2=l2), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6,
+                 **paged_bound(s, gpu, models[key], min_tiles, l2=l2, balance=balance), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6,
                  l2_bytes=gpu['l2_bytes'], l2_source=gpu['l2_source'])
         r.update(speedup_bound=r['triton_bound_us'] / r['bound_us'], GBps_at_bound=nbytes / r['bound_us'] / 1e3,
                  pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'],
                  floor_us=r['t_min_us'] + r['latency_floor_us'], bound_over_floor=r['bound_us'] / (r['t_min_us'] + r['latency_floor_us']),
                  latency_source=gpu['latency_source'], vllm_kv_over_paged=r['vllm_kv_MB'] / r['kv_MB'])
-        m = _match(measured, gpu['key'], s, min_tiles)
+        m = _match(measured, gpu['key'], s, min_tiles, balance)
         r.update(measured_paged_us=_num(m, 'paged_us'), measured_plan_us=_num(m, 'plan_us'), measured_triton_us=_num(m, 'triton_us'),
                  measured_on=m['date'] if m else '')
         r.update(measured_over_bound=r['measured_paged_us'] / r['bound_us'], triton_measured_over_bound=r['measured_triton_us'] / r['triton_bound_us'])
@@ -793,7 +817,7 @@ def split_sweep(prefixes=(4096, 16384, 65536), n:int=16, H:int=8, min_tiles=MIN_
         d = gpu_verify_inputs(N, n, H, seed=7)
         ws = paged._aligned_bytes(paged.workspace_bytes(1, H, n, kv_indices_len=d['kv_indices'].numel()), 'cuda')
         for mts in min_tiles:
-            plan = batch_plan(d, workspace=ws, min_tiles=mts)
+            plan = batch_plan(d, workspace=ws, min_tiles=mts, balance=0.0)   # the floor alone (no live-work rule)
             t = plan.table()
             us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
             rows.append(dict(date=_now(), hardware=info['hardware'], kind='measured', N=N, n=n, H=H, bs=1, min_tiles=mts, paged_us=us,
@@ -833,6 +857,20 @@ def split_table(rows:list[dict], model:list[dict]=()) -> str:
 # %% ../nbs/90_bench.ipynb #4c4ffb9e
 SCHEDULE_PREFIXES, SCHEDULE_HEADS, SCHEDULE_DRAFTS, SCHEDULE_FLOORS = (1024, 4096, 16384, 65536), (8, 16), (4, 8, 16), (1, 2, 4, 8)
 SCHEDULE_BUDGET_S = 300.0   # the sweep's share of `verify-kernel check`'s time
+SCHEDULE_BALANCE_SCALES = (0.5, 1.0, 2.0)   # the live-work rule timed at the card's model balance x these (floor 1)
+
+def schedule_knob_sets(floors=SCHEDULE_FLOORS, balance:float=0.0, scales=SCHEDULE_BALANCE_SCALES) -> list[dict]:
+    "The knob sets a sweep times: each floor alone, then (where `balance` > 0, the card's model balance) the live-work rule at it x each scale, floor 1."
+    sets = [dict(min_tiles_per_split=f, split_balance=0.0) for f in floors]
+    return sets + ([dict(min_tiles_per_split=1, split_balance=round(balance * s, 4)) for s in scales] if balance > 0 else [])
+
+def knob_label(k:dict) -> str:
+    "A knob set as a column names it: 'floor 8', or 'rule 0.047' (the live-work rule, floor 1; else its floor too)."
+    b = float(k.get('split_balance') or 0.0)
+    if not b: return f"floor {k['min_tiles_per_split']}"
+    return f"rule {b:g}" + ('' if k['min_tiles_per_split'] == 1 else f" floor {k['min_tiles_per_split']}")
+
+def _knob_key(r) -> tuple: return (r['min_tiles_per_split'], float(r.get('split_balance') or 0.0))
 
 def _agree(out, ref) -> tuple:
     "(largest difference, agrees): a rounding apart, the splits test's tolerance (chapter 03); (nan, True) when the timer keeps no output."
@@ -841,45 +879,46 @@ def _agree(out, ref) -> tuple:
     return diff, bool(diff <= 2 * 2**-8 * ref.float().abs().max().item())
 
 def schedule_sweep(timer, prefixes=SCHEDULE_PREFIXES, heads=SCHEDULE_HEADS, drafts=SCHEDULE_DRAFTS, floors=SCHEDULE_FLOORS,
-                   budget_s:float=SCHEDULE_BUDGET_S, progress:bool=False, clock=time.monotonic) -> dict:
-    """Every floor timed at every shape by `timer(shape, knobs) -> {'us', 'out'}` (`out`: the call's output, or None), grouped by (heads,
-    drafts); a group that the longest so far says would overrun `budget_s` is skipped whole. {'rows', 'skipped', 'seconds', 'budget_s'}."""
+                   budget_s:float=SCHEDULE_BUDGET_S, progress:bool=False, clock=time.monotonic, balance:float=0.0) -> dict:
+    """Every knob set (`schedule_knob_sets(floors, balance)`) timed at every shape by `timer(shape, knobs) -> {'us', 'out'}` (`out`: the
+    call's output, or None), grouped by (heads, drafts); a group that the longest so far says would overrun `budget_s` is skipped whole.
+    {'rows', 'skipped', 'seconds', 'budget_s'}."""
     from tqdm.auto import tqdm
     rows, skipped, t0, longest = [], [], clock(), 0.0
-    groups = [(H, n) for H in heads for n in drafts]
+    groups, sets = [(H, n) for H in heads for n in drafts], schedule_knob_sets(floors, balance)
     for H, n in tqdm(groups, desc='schedule sweep', disable=not progress, unit='group'):
         g0 = clock()
         if rows and g0 - t0 + longest > budget_s: skipped.append(f'H{H}-n{n}'); continue
         for N in prefixes:
             ref = None
-            for f in floors:
-                r = timer(Shape(N, n, H), dict(min_tiles_per_split=f))
+            for kn in sets:
+                r = timer(Shape(N, n, H), dict(kn))
                 ref = r.get('out') if ref is None else ref
                 diff, ok = _agree(r.get('out'), ref)
-                rows.append(dict(H=H, n=n, N=N, min_tiles_per_split=f, us=float(r['us']), max_diff=diff, agrees=ok))
+                rows.append(dict(H=H, n=n, N=N, **kn, us=float(r['us']), max_diff=diff, agrees=ok))
         longest = max(longest, clock() - g0)
     return dict(rows=rows, skipped=skipped, seconds=clock() - t0, budget_s=budget_s)
 
 def schedule_winners(res:dict) -> dict:
-    """Per 'H<heads>-n<drafts>': the floor whose worst ratio to the best time at each prefix is smallest (ties: the larger floor, fewer
-    partials), among the floors whose output agreed at every prefix: {key: {'min_tiles_per_split', 'worst_ratio'}}."""
+    """Per 'H<heads>-n<drafts>': the knob set whose worst ratio to the best time at each prefix is smallest (ties: the larger floor, then
+    the larger balance - fewer partials), among the sets whose output agreed at every prefix: {key: {'min_tiles_per_split', 'split_balance', 'worst_ratio'}}."""
     out = {}
     for H, n in dict.fromkeys((r['H'], r['n']) for r in res['rows']):
         g = [r for r in res['rows'] if (r['H'], r['n']) == (H, n)]
         best = {N: min(r['us'] for r in g if r['N'] == N and r['agrees']) for N in {r['N'] for r in g}}
         cand = {}
-        for f in dict.fromkeys(r['min_tiles_per_split'] for r in g):
-            fr = [r for r in g if r['min_tiles_per_split'] == f]
-            if all(r['agrees'] for r in fr): cand[f] = max(r['us'] / best[r['N']] for r in fr)
-        f = min(cand, key=lambda f: (cand[f], -f))
-        out[f'H{H}-n{n}'] = dict(min_tiles_per_split=f, worst_ratio=cand[f])
+        for k in dict.fromkeys(_knob_key(r) for r in g):
+            kr = [r for r in g if _knob_key(r) == k]
+            if all(r['agrees'] for r in kr): cand[k] = max(r['us'] / best[r['N']] for r in kr)
+        k = min(cand, key=lambda k: (cand[k], -k[0], -k[1]))
+        out[f'H{H}-n{n}'] = dict(min_tiles_per_split=k[0], split_balance=k[1], worst_ratio=cand[k])
     return out
 
 def write_schedule(res:dict, path, gpu:str, source:str) -> Path:
     "The winners of `res` as the schedule JSON `paged.load_schedule` reads (with the sweep's rows, what it skipped and where it ran)."
     w = schedule_winners(res)
     d = dict(version=paged.SCHEDULE_VERSION, gpu=gpu, source=source, date=_now(), machine=platform.machine(),
-             knobs={k: dict(min_tiles_per_split=v['min_tiles_per_split']) for k, v in w.items()},
+             knobs={k: dict(min_tiles_per_split=v['min_tiles_per_split'], split_balance=v['split_balance']) for k, v in w.items()},
              worst_ratio={k: v['worst_ratio'] for k, v in w.items()}, skipped=res['skipped'], seconds=res['seconds'],
              budget_s=res['budget_s'], rows=res['rows'])
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -888,17 +927,19 @@ def write_schedule(res:dict, path, gpu:str, source:str) -> Path:
     return path
 
 def schedule_table(res:dict, what:str) -> str:
-    "The sweep as a markdown table: us per floor at each (heads, drafts, prefix), the winner per (heads, drafts); `what` heads it (measured or model, where, when)."
+    "The sweep as a markdown table: us per knob set at each (heads, drafts, prefix), the winner per (heads, drafts); `what` heads it (measured or model, where, when)."
     if not res['rows']: return f"{what}: (no rows)"
-    w, fl = schedule_winners(res), list(dict.fromkeys(r['min_tiles_per_split'] for r in res['rows']))
-    cell = {(r['H'], r['n'], r['N'], r['min_tiles_per_split']): r for r in res['rows']}
-    head = [f"{what}: one layer's call at each split floor (16-key tiles), us; `*` the winner of its (H, n); `!` output disagreed\n",
-            '| H | n | N | ' + ' | '.join(f'floor {f}' for f in fl) + ' | winner (worst ratio) |', '|---|---|---|' + '---|' * (len(fl) + 1)]
+    w, fl = schedule_winners(res), list(dict.fromkeys(_knob_key(r) for r in res['rows']))
+    cell = {(r['H'], r['n'], r['N'], _knob_key(r)): r for r in res['rows']}
+    lab = lambda k: knob_label(dict(min_tiles_per_split=k[0], split_balance=k[1]))
+    head = [f"{what}: one layer's call at each split floor (16-key tiles) and live-work rule (balance), us; `*` the winner of its (H, n); `!` output disagreed\n",
+            '| H | n | N | ' + ' | '.join(lab(k) for k in fl) + ' | winner (worst ratio) |', '|---|---|---|' + '---|' * (len(fl) + 1)]
     body = []
     for H, n, N in dict.fromkeys((r['H'], r['n'], r['N']) for r in res['rows']):
         k = w[f'H{H}-n{n}']
-        fmt = lambda f: (lambda r: '-' if r is None else f"{r['us']:.2f}" + ('*' if f == k['min_tiles_per_split'] else '') + ('' if r['agrees'] else '!'))(cell.get((H, n, N, f)))
-        body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {k['min_tiles_per_split']} ({k['worst_ratio']:.2f}) |")
+        win = (k['min_tiles_per_split'], k['split_balance'])
+        fmt = lambda f: (lambda r: '-' if r is None else f"{r['us']:.2f}" + ('*' if f == win else '') + ('' if r['agrees'] else '!'))(cell.get((H, n, N, f)))
+        body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {lab(win)} ({k['worst_ratio']:.2f}) |")
     tail = [f"\nskipped (time budget {res['budget_s']:.0f} s): {', '.join(res['skipped'])}"] if res['skipped'] else []
     return '\n'.join(head + body + tail)
 
@@ -912,7 +953,7 @@ def gpu_schedule_timer(reps:int=20):
             d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=7)
             held.update(shape=shape, d=d, ws=paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda'))
         d = held['d']
-        plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'])
+        plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0))
         with paged.overlap_combine(knobs.get('overlap_combine', -1), 'cuda'):   # captured in the graph as set here
             us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
         return dict(us=us, out=d['o_extend'].clone())
@@ -925,7 +966,7 @@ def emulator_schedule_timer(reps:int=1):
     def timer(shape:Shape, knobs:dict) -> dict:
         if held.get('shape') != shape: held.clear(); held.update(shape=shape, d=gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, device='cpu', seed=7))
         d = held['d']
-        plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'])
+        plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0))
         with paged.overlap_combine(knobs.get('overlap_combine', -1), 'simt'):
             t0 = time.perf_counter()
             for _ in range(reps): verify_attn_fwd(**d, plan=plan, check_args=False)
@@ -939,9 +980,10 @@ def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=No
     so where its L2 bandwidth is known the split floor's partials are priced (above the cap the chunk exceeds every floor: they tie)."""
     gpu, ms = gpu_spec(gpu_name), dict(models or {})
     def timer(shape:Shape, knobs:dict) -> dict:
-        key, mt = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split']
+        key, mt, b = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split'], knobs.get('split_balance', 0.0)
         if key not in ms: ms[key] = count_model(*key, cache=cache)
-        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2_sectors_replayed(shape, gpu, mt, max_tiles=l2_max_tiles))['bound_us'], out=None)
+        l2 = l2_sectors_replayed(shape, gpu, mt, max_tiles=l2_max_tiles, balance=b)
+        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2, balance=b)['bound_us'], out=None)
     return timer
 
 # %% ../nbs/90_bench.ipynb #b2727009
@@ -970,6 +1012,12 @@ def overlap_table(rows:list[dict], what:str) -> str:
 def _f(x, fmt, unit=''):
     return '-' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt) + unit
 
+def _knobs_said(r) -> str:
+    "The split knobs a model row was computed with, in words."
+    b, f = float(r.get('split_balance') or 0.0), r.get('min_tiles', MIN_TILES_PER_SPLIT)
+    return (f"the live-work rule, balance {b:g}, floor {f} (chapter 03: what the backend plans with on this card without a schedule file)"
+            if b else f"split floor {f} tiles, no live-work rule")
+
 def table(rows:list[dict]) -> str:
     "A markdown table of `bench` rows (measured or modelled: the header says which, with hardware and date)."
     if not rows: return '(no rows)'
@@ -988,6 +1036,7 @@ def table(rows:list[dict]) -> str:
         head = (f"**{MODEL_LABEL}**: lower bounds on {r0['hardware']}, computed {r0['date']} from the SIMT emulator's counted events of the real kernels, "
                 f"scaled by the tile arithmetic; per layer's call (main + combine kernels), the batch's plan (plan + runs kernels) once a batch apart\n\n"
                 f"latency terms: {r0.get('latency_source', '')}\n\n"
+                f"split schedule: {_knobs_said(r0)}\n\n"
                 f'| N | n | H | bs | paged bound us, a layer ({MODEL_LABEL}) | limiter | chain depth (main+combine; the combine: after its wait when overlapped) | launches | latency us | t_min us | latency floor us | bound / (t_min + floor) | CTAs | DRAM MB: distinct / L2 replay | L2 traffic MB (us) | KV reads | global ld+st MB | HMMA | barriers | smem MB | '
                 f'plan floor us, a batch | plan barriers | Triton bound us ({MODEL_LABEL}) | bound ratio | % of roofline at bound | KV MB requested: paged / SGLang Triton / vLLM Triton | measured paged us | measured / bound | measured plan us |\n'
                 '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
@@ -1137,7 +1186,7 @@ def schedule_main(a, out:Path) -> int:
                 budget_s=a.schedule_budget, progress=not a.no_progress)
     if a.model:
         gpu = gpu_spec(a.model)
-        res = schedule_sweep(model_schedule_timer(a.model, cache=out/'.cache', l2_max_tiles=a.l2), **grid)
+        res = schedule_sweep(model_schedule_timer(a.model, cache=out/'.cache', l2_max_tiles=a.l2), balance=paged.builtin_knobs(gpu['name'])['split_balance'], **grid)
         what, name, source = f"**{MODEL_LABEL}**: lower bounds on {gpu['name']}, computed {_now()}", gpu['name'], MODEL_LABEL
         if a.l2: what += (f"; shapes of at most {a.l2:,} tiles replayed through its L2, " +
                           (f"priced at {gpu['l2_Bps'] / 1e12:.1f} TB/s ({gpu['l2_bw_source']})" if gpu.get('l2_Bps') else
@@ -1145,7 +1194,7 @@ def schedule_main(a, out:Path) -> int:
         path = out/f"schedule-model-{_slug(gpu['key'])}.json"
     elif torch.cuda.is_available():
         info = device_info()
-        res = schedule_sweep(gpu_schedule_timer(a.reps), **grid)
+        res = schedule_sweep(gpu_schedule_timer(a.reps), balance=paged.builtin_knobs(info['gpu'])['split_balance'], **grid)
         what, name, source = f"measured on {info['hardware']}, {_now()} (CUDA graphs, L2 flushed, median)", info['gpu'], 'measured'
         path = out/f"schedule-{_slug(info['gpu'])}.json"
     else:

@@ -572,7 +572,7 @@ def step_bench(out:Path, reps:int=20, schedule:dict|None=None):
     rows = bench.measured_rows(sweep, reps=reps, progress=False)
     png = bench.plot(rows, Path(out)/'bench.png')
     info = bench.device_info()
-    res = bench.schedule_sweep(bench.gpu_schedule_timer(reps), **(schedule or {}))
+    res = bench.schedule_sweep(bench.gpu_schedule_timer(reps), **{'balance': bench.paged.builtin_knobs(info['gpu'])['split_balance'], **(schedule or {})})
     js = bench.write_schedule(res, Path(out)/f"schedule-{bench._slug(info['gpu'])}.json", info['gpu'], 'measured')
     table = bench.schedule_table(res, f"the schedule's knobs measured on {info['hardware']}, {bench._now()} (CUDA graphs, L2 flushed, median)")
     ov = bench.overlap_ab(bench.gpu_schedule_timer(reps))          # the combine's launch: after the main kernel vs overlapped (chapter 03)

@@ -16,12 +16,13 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
-           'SCHEDULE_VERSION', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
-           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule',
-           'schedule_status', 'schedule_knobs', 'split_floor', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
-           'gpu_verify_inputs', 'time_graph']
+           'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'HOOK_ARG_NAMES', 'GPU_PEAKS',
+           'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout',
+           'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache',
+           'read_schedule', 'load_schedule', 'schedule_status', 'builtin_knobs', 'schedule_knobs', 'balance_tiles',
+           'planning_device_name', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch',
+           'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs',
+           'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -310,7 +311,7 @@ def empty_workspace_cache():
 
 # %% ../nbs/03_paged_bf16.ipynb #555bc840
 SCHEDULE_ENV = 'VERIFY_KERNEL_SCHEDULE'     # the schedule JSON the backend reads at start-up (`verify-kernel bench --schedule` writes it)
-SCHEDULE_KNOBS = ('min_tiles_per_split',)   # the knobs built (issue 30's row split and fused combine are not)
+SCHEDULE_KNOBS = ('min_tiles_per_split', 'split_balance')   # the knobs built (issue 30's row split and fused combine are not)
 SCHEDULE_VERSION = 1
 _KNOB_KEY = re.compile(r'H(\d+)-n(\d+)')
 _schedule = dict(data=None, path=None, reason='none loaded')
@@ -330,6 +331,9 @@ def read_schedule(path) -> dict:
             raise ValueError(f"schedule {path}: {key}: knobs must be a non-empty subset of {SCHEDULE_KNOBS}; got {kn!r}")
         v = kn.get('min_tiles_per_split', 1)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"schedule {path}: {key}: min_tiles_per_split must be an int >= 1; got {v!r}")
+        b = kn.get('split_balance', 0.0)
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= SPLIT_BALANCE_MAX:
+            raise ValueError(f"schedule {path}: {key}: split_balance must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {b!r}")
     return d
 
 def load_schedule(path=None, device_name:str|None=None) -> dict|None:
@@ -350,24 +354,59 @@ def schedule_status() -> str:
     "Which schedule the process uses: the file, or why the built-in defaults stand."
     return _schedule['reason']
 
-def schedule_knobs(num_heads:int, max_len_extend:int) -> dict:
-    """The knobs for a batch of `num_heads` heads and at most `max_len_extend` drafts a request: the loaded schedule's entry of the same
-    heads and the nearest drafts at or above (else the largest swept), or the built-in defaults; `source` says which."""
-    out = dict(min_tiles_per_split=MIN_TILES_PER_SPLIT, source='built-in default')
+SPLIT_BALANCE_MAX = 1024.0   # the kernel takes the balance x 1024 as an int of at most 2^20
+# The live-work rule's balance on the cards the model has figures for (chapter 90's `bench.split_balance`, from each card's cited
+# L2 bandwidth and mma.sync rate; chapter 90 checks these against it): with no schedule file these cards plan with it and a 1-tile floor.
+MODEL_SPLIT_BALANCE = {'RTX PRO 6000': 0.047, 'H200': 0.074}
+
+def builtin_knobs(device_name:str='') -> dict:
+    """The knobs with no schedule file: on a GPU named like a key of `MODEL_SPLIT_BALANCE`, the model's live-work rule (its balance,
+    floor 1); anywhere else (the emulator too) the 8-tile floor alone."""
+    for k, b in MODEL_SPLIT_BALANCE.items():
+        if k.lower() in (device_name or '').lower():
+            return dict(min_tiles_per_split=1, split_balance=b, source=f"built-in default: the model's live-work rule for the {k}")
+    return dict(min_tiles_per_split=MIN_TILES_PER_SPLIT, split_balance=0.0, source='built-in default')
+
+def schedule_knobs(num_heads:int, max_len_extend:int, device_name:str='') -> dict:
+    """The knobs for a batch of `num_heads` heads and at most `max_len_extend` drafts a request on the GPU named `device_name`: the loaded
+    schedule's entry of the same heads and the nearest drafts at or above (else the largest swept; a knob it does not name: floor 8,
+    balance 0), or `builtin_knobs`; `source` says which."""
+    out = builtin_knobs(device_name)
     d = _schedule['data']
     if d:
         ns = sorted(int(m[2]) for k in d['knobs'] if (m := _KNOB_KEY.fullmatch(k)) and int(m[1]) == num_heads)
         if ns:
             n = next((x for x in ns if x >= max_len_extend), ns[-1])
-            out.update(d['knobs'][f'H{num_heads}-n{n}'], source=f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}")
+            out = {'min_tiles_per_split': MIN_TILES_PER_SPLIT, 'split_balance': 0.0, **d['knobs'][f'H{num_heads}-n{n}'],
+                   'source': f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}"}
     return out
 
-def split_floor(given:int|None, num_heads:int, max_len_extend:int, fn:str) -> int:
-    "The split floor a call uses: `given`, else `schedule_knobs`' (the loaded schedule's, else 8); VerifyArgError unless an int >= 1."
-    mts = schedule_knobs(num_heads, max_len_extend)['min_tiles_per_split'] if given is None else given
+def balance_tiles(work_tiles:int, balance_q10:int) -> int:
+    """The live-work rule's shortest split, as the plan kernel computes it (`balance_tiles` in paged_kernel.cuh): the least C with
+    C * C >= ceil(W x balance_q10 / 1024) for W tile-rows of work (0 when off). Where a split's fixed cost (its Q tile and partials,
+    through L2) equals its tensor work on one SM, the time of max(C tiles on an SM, W / C splits' fixed bytes) is least."""
+    if balance_q10 <= 0 or work_tiles <= 0: return 0
+    need = -(-work_tiles * balance_q10 // 1024)
+    return math.isqrt(need - 1) + 1
+
+_device_names = {}
+def planning_device_name(impl:str, device) -> str:
+    "The GPU's name a schedule is chosen for ('SIMT emulator' for the emulator), cached per device."
+    key = (impl, str(device))
+    if key not in _device_names: _device_names[key] = torch.cuda.get_device_name(device) if impl == 'cuda' else 'SIMT emulator'
+    return _device_names[key]
+
+def split_knobs(floor:int|None, balance:float|None, num_heads:int, max_len_extend:int, fn:str, device_name:str='') -> tuple:
+    """(split floor, balance x 1024) a call uses: each given, else `schedule_knobs`' (the loaded schedule's, else `builtin_knobs`);
+    VerifyArgError unless the floor is an int >= 1 and the balance a number in [0, SPLIT_BALANCE_MAX]."""
+    kn = schedule_knobs(num_heads, max_len_extend, device_name) if floor is None or balance is None else {}
+    mts = kn['min_tiles_per_split'] if floor is None else floor
+    bal = kn['split_balance'] if balance is None else balance
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
-    return mts
+    if isinstance(bal, bool) or not isinstance(bal, (int, float)) or not 0 <= bal <= SPLIT_BALANCE_MAX:
+        raise VerifyArgError(f"{fn}: `split_balance` must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {bal!r}")
+    return mts, int(round(bal * 1024))
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
@@ -384,21 +423,21 @@ def _same(a, b) -> bool:
     if a is None or b is None: return a is b
     return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.dtype == b.dtype
 
-def _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, tensors) -> tuple:
+def _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, tensors) -> tuple:
     "What a plan is for: its sizes and schedule, and its index tensors as the kernel sees them (`_same`)."
-    return (impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split) + tuple(
+    return (impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10) + tuple(
         None if t is None else (t.data_ptr(), tuple(t.shape), t.dtype) for t in tensors)
 
 class VerifyPlan:
     "The split plan of one batch, in its own workspace (see `plan_verify`); every layer's `verify_attn_fwd(..., plan=)` reuses it."
-    def __init__(self, workspace, impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split,
+    def __init__(self, workspace, impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10,
                  qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr):
         self.workspace, self.impl = workspace, impl
         self.batch = qo_indptr.numel() - 1
         self.num_tokens, self.num_heads, self.max_len_extend = num_tokens, num_heads, max_len_extend
-        self.target_ctas, self.min_tiles_per_split = target_ctas, min_tiles_per_split
+        self.target_ctas, self.min_tiles_per_split, self.balance_q10 = target_ctas, min_tiles_per_split, balance_q10
         self.tensors = dict(qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
-        self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, self.tensors.values())
+        self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, self.tensors.values())
     def superseded(self) -> bool:
         "Was a plan for another batch made into this plan's workspace after it (an explicit workspace shared by live plans)?"
         latest = _latest.get((str(self.workspace.device), self.workspace.data_ptr()))
@@ -440,7 +479,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 *, num_tokens:int,  # T rows of q_extend
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
-                min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`, the loaded schedule's or 8)
+                min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`: the loaded schedule's, else `builtin_knobs`)
+                split_balance:float|None=None,      # the live-work rule: splits of at least ceil(sqrt(W x balance)) tiles for W tile-rows (0: off; None: `schedule_knobs`)
                 runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
@@ -461,10 +501,10 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
             raise VerifyArgError(f"{fn}: `{name}` must be an int in [{lo}, {hi}]; got {v!r}")
     impl = build.resolve_impl(impl, qo_indptr)
     ctas = target_ctas(impl, dev, num_sms)
-    mts = split_floor(min_tiles_per_split, num_heads, max_len_extend, fn)
+    mts, bq = split_knobs(min_tiles_per_split, split_balance, num_heads, max_len_extend, fn, planning_device_name(impl, dev))
     if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
         raise VerifyArgError(f"{fn}: `runs_ctas` must be an int in [1, 2^31) or None; got {runs_ctas!r}")
-    key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
+    key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
     if workspace is None:   # one owner per plan: a workspace no live plan holds (or this batch's graph workspace), leased to this plan
         _planning.key, _planning.entry = key, None
         try: workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend,
@@ -475,8 +515,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     try:
         if _capturing(dev): _pin(workspace, key)
         module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
-                                    max_len_extend, ctas, mts, runs_ctas or 0)
-        plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, qo_indptr, kv_indptr, kv_indices,
+                                    max_len_extend, ctas, mts, bq, runs_ctas or 0)
+        plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, qo_indptr, kv_indptr, kv_indices,
                           custom_mask, mask_indptr)
     except BaseException:
         if entry is not None and entry.lease is _reserved: entry.lease = None   # nothing holds it
@@ -509,7 +549,8 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                     lse_extend:Tensor|None=None,  # [T, H] float32: also write the natural-log LSE
                     workspace:Tensor|None=None,   # uint8 scratch (default: a cached one per device)
                     num_sms:int|None=None,        # override the SM count the split schedule aims at
-                    min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`, the loaded schedule's or 8)
+                    min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`: the loaded schedule's, else `builtin_knobs`)
+                    split_balance:float|None=None,      # the live-work rule's balance (0: off; None: `schedule_knobs`); see `plan_verify`
                     check_values:bool|None=None,  # validate indptr/index values (default: on CPU tensors only)
                     plan:VerifyPlan|None=None,    # this batch's plan (`plan_verify`): no planning in this call
                     check_args:bool=True,         # False: skip the Python-side checks (a caller that validated the batch once)
@@ -529,18 +570,18 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
     impl = build.resolve_impl(impl, q_extend)
     if plan is not None:
         if not isinstance(plan, VerifyPlan): raise VerifyArgError(f"{fn}: `plan` must be a VerifyPlan (plan_verify); got {type(plan).__name__}")
-        if num_sms is not None or min_tiles_per_split is not None or workspace is not None:
-            raise VerifyArgError(f"{fn}: `num_sms`, `min_tiles_per_split` and `workspace` belong to the plan (plan_verify) when `plan` is given")
+        if num_sms is not None or min_tiles_per_split is not None or split_balance is not None or workspace is not None:
+            raise VerifyArgError(f"{fn}: `num_sms`, `min_tiles_per_split`, `split_balance` and `workspace` belong to the plan (plan_verify) when `plan` is given")
         why = plan.mismatch(q_extend, max_len_extend, impl, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices,
                             custom_mask=custom_mask, mask_indptr=mask_indptr)
         if why: raise VerifyArgError(f"{fn}: `plan` was made for another batch: {why}")
         if plan.superseded():
             raise VerifyArgError(f"{fn}: `plan` was superseded: a later plan_verify for another batch wrote into its workspace "
                                  f"(give each live plan its own workspace: plan_verify(workspace=None) does)")
-        workspace, ctas, mts = plan.workspace, plan.target_ctas, plan.min_tiles_per_split
+        workspace, ctas, mts, bq = plan.workspace, plan.target_ctas, plan.min_tiles_per_split, plan.balance_q10
     else:
         ctas = target_ctas(impl, q_extend.device, num_sms)
-        mts = split_floor(min_tiles_per_split, q_extend.shape[1], max_len_extend, fn)
+        mts, bq = split_knobs(min_tiles_per_split, split_balance, q_extend.shape[1], max_len_extend, fn, planning_device_name(impl, q_extend.device))
         if workspace is None:
             workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend,
                                           kv_indices_len=kv_indices.numel())
@@ -549,7 +590,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
     if _capturing(q_extend.device): _pin(workspace, None if plan is None else plan.key)
     module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                   mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
-                                  float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, plan is not None)
+                                  float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, bq, plan is not None)
     return True
 
 # %% ../nbs/03_paged_bf16.ipynb #a99fb87a

@@ -184,8 +184,19 @@ __device__ __forceinline__ bool plan_field_matches(const PagedVerifyParams& p, i
 }
 
 // ------------------------------------------------------------------ the plan kernel (one CTA)
+// The live-work rule's shortest split: the least C with C * C >= ceil(W * balance_q10 / 1024) (0 when off). Integer
+// arithmetic after a float guess, so the device, the emulator and bench.paged_schedule agree to the tile.
+__device__ __forceinline__ int64_t balance_tiles(int64_t W, int balance_q10) {
+  if (balance_q10 <= 0 || W <= 0) return 0;
+  const int64_t need = (W * balance_q10 + 1023) / 1024;
+  int64_t c = int64_t(sqrtf(float(need)));
+  while (c * c < need) ++c;
+  while (c > 1 && (c - 1) * (c - 1) >= need) --c;
+  return c;
+}
+
 // The split schedule of a batch:
-//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles),
+//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles, balance_tiles(W)),
 //   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
 //   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
 // sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b <= the fixed grid the host launches, and
@@ -211,6 +222,8 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
   const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
   int64_t C = (W + target - 1) / target;
   if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
+  const int64_t Cb = balance_tiles(W, p.split_balance_q10);
+  if (C < Cb) C = Cb;
   if (C < 1) C = 1;
 
   // pass 2: CTAs and partial slots of each request (block scans in chunks of kPlanThreads requests)
@@ -266,8 +279,8 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
     h.chunk_tiles = C; h.batch = p.batch; h.num_tokens = p.num_tokens; h.num_heads = p.num_heads;
     h.max_len_extend = p.max_len_extend; h.grid_ctas = p.grid_ctas; h.target_ctas = p.target_ctas;
     h.min_tiles_per_split = p.min_tiles_per_split; h.ctas_used = int(cta_carry < p.grid_ctas ? cta_carry : p.grid_ctas);
-    h.slots_used = int(slot_carry);
-    for (int i = 0; i < 5; ++i) h.pad[i] = 0;
+    h.slots_used = int(slot_carry); h.split_balance_q10 = p.split_balance_q10;
+    for (int i = 0; i < 4; ++i) h.pad[i] = 0;
     vk::st_global(p.plan_header, h);
   }
 }
