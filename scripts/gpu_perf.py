@@ -54,7 +54,7 @@ def sweep(out, reps=10):
         for layout in ('shuffled', 'run'):
             d = inputs(N, n, H, bs, layout)
             knobs = [(mt, mult, 0.0) for mt, mult in itertools.product((1, 2, 4, 8, 16), (1, 2))] if layout == 'shuffled' else [(8, 1, 0.0), (2, 1, 0.0), (2, 2, 0.0)]
-            knobs += [(1, 1, rule)] if rule else []   # the live-work rule at the model's balance for this card (chapter 03's default here)
+            knobs += [(1, 1, rule * x) for x in (1, 2, 4)] if rule else []   # the live-work rule at 1x (chapter 03's default here), 2x, 4x the model's balance
             for mt, mult, bal in knobs:
                 us, ctas, chunk = time_one(d, mt, sms * mult, reps, bal)
                 r = dict(N=N, n=n, H=H, bs=bs, layout=layout, min_tiles=mt, split_balance=bal, sms_mult=mult, us=round(us, 2), ctas=ctas,

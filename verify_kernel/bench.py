@@ -398,13 +398,17 @@ def split_balance(gpu:dict) -> float:
 
 def _l2_fields(l2:dict|None) -> dict:
     "The bound's columns from an L2 replay (`l2_replay`), NaN without one. The workspace's dirty sectors (partials) are apart: the next call overwrites them."
-    if l2 is None: return dict(l2_replayed=False, **{k: math.nan for k in ('l2_dram_MB', 'l2_read_MB', 'l2_write_MB', 'l2_partials_dirty_MB', 'l2_hit_rate', 'l2_traffic_MB')})
+    if l2 is None: return dict(l2_replayed=False, **{k: math.nan for k in ('l2_dram_MB', 'l2_read_MB', 'l2_write_MB', 'l2_partials_dirty_MB', 'l2_hit_rate', 'l2_traffic_MB',
+                                                                           'l2_traffic_q_MB', 'l2_traffic_kv_MB', 'l2_traffic_workspace_MB')})
     from verify_kernel.simt import SECTOR_BYTES   # the replay's unit (chapter 01's sector log); not at import: bench imports no emulator
     out_dirty = sum(v for t, v in l2['dirty_left'].items() if t != 'workspace')
     hits, touches = (sum(l[k] for l in l2['launches']) for k in ('hits', 'touches'))
+    by = lambda *ts: sum(l['touched'].get(t, 0) for l in l2['launches'] for t in ts) / 1e6
     return dict(l2_replayed=True, l2_dram_MB=(l2['read_B'] + l2['write_B'] + out_dirty) / 1e6, l2_read_MB=l2['read_B'] / 1e6,
                 l2_write_MB=l2['write_B'] / 1e6, l2_partials_dirty_MB=l2['dirty_left'].get('workspace', 0) / 1e6, l2_hit_rate=hits / max(touches, 1),
-                l2_traffic_MB=touches * SECTOR_BYTES / 1e6)   # each CTA's distinct sectors, loads and stores: its requests to L2 (repeats within a CTA: L1's)
+                l2_traffic_MB=touches * SECTOR_BYTES / 1e6,   # each CTA's distinct sectors, loads and stores: its requests to L2 (repeats within a CTA: L1's)
+                l2_traffic_q_MB=by('q_extend'), l2_traffic_kv_MB=by('k_buffer', 'k_extend', 'v_extend'),   # of which the queries, the keys/values,
+                l2_traffic_workspace_MB=by('workspace'))   # and the workspace: the split partials and LSEs (written and read back), the plan's entries
 
 def triton_bound(shape:Shape, gpu:dict, block_m:int|None) -> dict:
     "SGLang's Triton path from its grid (bs, H, cdiv(n, BLOCK_M)): every program walks the whole prefix on one SM. `block_m` None (SGLang not installed: its rule cannot be asked): NaN."
@@ -491,7 +495,8 @@ def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush
             else:                                                     # this CTA is done: the next takes its place
                 if its: active.append(its.popleft())
         rd, wr = by_name(rd), by_name(wr)
-        out.append(dict(role=L['role'], read=rd, write=wr, read_B=sum(rd.values()), write_B=sum(wr.values()), hits=hits, touches=touches))
+        tch = by_name(Counter(torch.cat([b[:, 0] for b in L['blocks'] if len(b)]).tolist()) if touches else Counter())   # L2 requests per tensor
+        out.append(dict(role=L['role'], read=rd, write=wr, read_B=sum(rd.values()), write_B=sum(wr.values()), hits=hits, touches=touches, touched=tch))
     left = by_name(Counter(t for dirty, t in lru.values() if dirty))
     return dict(launches=out, read_B=sum(l['read_B'] for l in out), write_B=sum(l['write_B'] for l in out), dirty_left=left,
                 l2_bytes=l2_bytes, resident=resident, flush_between=flush_between)
@@ -857,7 +862,7 @@ def split_table(rows:list[dict], model:list[dict]=()) -> str:
 # %% ../nbs/90_bench.ipynb #4c4ffb9e
 SCHEDULE_PREFIXES, SCHEDULE_HEADS, SCHEDULE_DRAFTS, SCHEDULE_FLOORS = (1024, 4096, 16384, 65536), (8, 16), (4, 8, 16), (1, 2, 4, 8)
 SCHEDULE_BUDGET_S = 300.0   # the sweep's share of `verify-kernel check`'s time
-SCHEDULE_BALANCE_SCALES = (0.5, 1.0, 2.0)   # the live-work rule timed at the card's model balance x these (floor 1)
+SCHEDULE_BALANCE_SCALES = (0.5, 1.0, 2.0, 4.0)   # the live-work rule timed at the card's model balance x these (floor 1; the H200's 2026-12-04 sweep fits 2.5x)
 
 def schedule_knob_sets(floors=SCHEDULE_FLOORS, balance:float=0.0, scales=SCHEDULE_BALANCE_SCALES) -> list[dict]:
     "The knob sets a sweep times: each floor alone, then (where `balance` > 0, the card's model balance) the live-work rule at it x each scale, floor 1."
