@@ -20,15 +20,15 @@ __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_GB202', 'R
            'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S',
            'SCHEDULE_BALANCE_SCALES', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule',
            'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel',
-           'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'split_balance',
-           'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay', 'l2_sectors_replayed',
-           'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info', 'device_copy_GBps',
-           'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits', 'peer_installed',
-           'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep', 'split_model_rows',
-           'split_table', 'schedule_knob_sets', 'knob_label', 'schedule_sweep', 'schedule_winners', 'write_schedule',
-           'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab',
-           'overlap_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main',
-           'schedule_main']
+           'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'roofline_us',
+           'split_balance', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay',
+           'l2_sectors_replayed', 'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info',
+           'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits',
+           'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
+           'split_model_rows', 'split_table', 'schedule_knob_sets', 'knob_label', 'schedule_sweep', 'schedule_winners',
+           'write_schedule', 'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer',
+           'overlap_ab', 'overlap_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists',
+           'add_parser', 'main', 'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -97,7 +97,7 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
     mt = [math.ceil(k * H / BLOCK_M) if k > 0 else 0 for k in ns]
     kt = [math.ceil((L + k) / BLOCK_N) if k > 0 else 0 for L, k in zip(Ls, ns)]
     W = sum(m * t for m, t in zip(mt, kt))
-    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, round(balance * 1024)), 1)
+    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, paged.balance_q10(balance)), 1)
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
     ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
@@ -387,6 +387,11 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
                 chain_depth=sum(depth.values()), latency_us=t_lat * 1e6, latency_floor_us=(gpu['launch_us'] * 1e-6 + lat) * 1e6,
                 bound_us=(max(terms.values()) + t_lat) * 1e6, limiter=max(terms, key=terms.get), **l2d, **plan_bound(c, gpu))
 
+def roofline_us(shape:Shape, gpu:dict) -> float:
+    "The bare roofline of one layer's call on `gpu` (`t_min`): its bytes at the DRAM peak or its FLOPs at the vendor's bf16 peak, the longer, us."
+    nbytes, flops = verify_cost(shape.N, shape.n, shape.H, shape.bs)
+    return max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops']) * 1e6
+
 def split_balance(gpu:dict) -> float:
     """The live-work rule's balance on `gpu` (chapter 03's `split_balance`): a split's fixed bytes through L2 - its CTA's 64-row Q tile,
     and the fp32 partials and LSE its main kernel writes and the combine reads back - over the card's L2 bandwidth, in units of one
@@ -616,8 +621,8 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda')   # this batch's own, exactly sized
     plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
     table = plan.table()                                     # a host sync, outside every timed region
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split, balance=plan.balance_q10 / 1024)
-    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=plan.min_tiles_per_split, balance=plan.balance_q10 / 1024), reps=reps)   # once a batch (rewrites the same plan)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split, balance=plan.split_balance)
+    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=plan.min_tiles_per_split, balance=plan.split_balance), reps=reps)   # once a batch (rewrites the same plan)
     ours = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps)               # one layer's call
     o_ours = d['o_extend'].clone()
     sg_call = sglang_triton(d)
@@ -632,7 +637,7 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     nbytes, flops = verify_cost(shape.N, shape.n, shape.H, shape.bs)
     t_min = max(nbytes / bw, flops / peak)
     del d
-    return dict(min_tiles=plan.min_tiles_per_split, split_balance=plan.balance_q10 / 1024, paged_us=ours * 1e3, plan_us=plan_ms * 1e3, ctas=table['ctas_used'], chunk_tiles=table['chunk_tiles'],
+    return dict(min_tiles=plan.min_tiles_per_split, split_balance=plan.split_balance, paged_us=ours * 1e3, plan_us=plan_ms * 1e3, ctas=table['ctas_used'], chunk_tiles=table['chunk_tiles'],
                 plan_matches_schedule=table == sch['table'], triton_us=tri * 1e3, flashinfer_us=fi_ms * 1e3, b12x_us=bx_ms * 1e3,
                 vllm_us=vl_ms * 1e3, speedup_vs_triton=tri / ours, speedup_vs_flashinfer=fi_ms / ours, speedup_vs_b12x=bx_ms / ours, speedup_vs_vllm=vl_ms / ours, GBps=nbytes / ours / 1e6, TFLOPS=flops / ours / 1e9,
                 pct_roofline=100 * t_min * 1e3 / ours, t_min_us=t_min * 1e6, bound='memory' if nbytes / bw >= flops / peak else 'compute',
@@ -757,7 +762,8 @@ def _match(rows, gpu_key, shape, min_tiles=None, balance=None):
     for r in rows:
         if gpu_key.lower() in r['hardware'].lower() and (int(r['N']), int(r['n']), int(r['H']), int(r['bs'])) == (shape.N, shape.n, shape.H, shape.bs) \
            and (min_tiles is None or int(r.get('min_tiles') or MIN_TILES_PER_SPLIT) == min_tiles) \
-           and (balance is None or abs(float(r.get('split_balance') or 0.0) - balance) < 1e-3):
+           and (balance is None or abs(float(r.get('split_balance') or 0.0) - balance) < 1e-3):   # a measured row keeps the planned balance, in
+            # 1/1024 steps (`VerifyPlan.split_balance`): within half a step (4.9e-4) of the knob given
             return r
 
 def _num(r, k) -> float:
@@ -782,11 +788,10 @@ def model_rows(sweep:list[Shape], gpu_name:str, measured:list[dict]=(), cache:Pa
     for s in tqdm(sweep, desc=f'model {gpu["key"]}', disable=not progress, unit='shape'):
         key = (s.n, s.H, s.bs)
         if key not in models: models[key] = count_model(*key, cache=cache, progress=progress)
-        nbytes, flops = verify_cost(s.N, s.n, s.H, s.bs)
-        t_min = max(nbytes / gpu['dram_Bps'], flops / gpu['bf16_flops'])
+        nbytes = verify_cost(s.N, s.n, s.H, s.bs)[0]
         l2 = l2_sectors_replayed(s, gpu, min_tiles, max_tiles=l2_max_tiles, balance=balance)
         r = dict(date=date, hardware=f"{gpu['name']} ({gpu['sms']} SMs; published limits)", kind=MODEL_LABEL, **dataclasses.asdict(s),
-                 **paged_bound(s, gpu, models[key], min_tiles, l2=l2, balance=balance), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=t_min * 1e6,
+                 **paged_bound(s, gpu, models[key], min_tiles, l2=l2, balance=balance), **triton_bound(s, gpu, bm), **vllm_traffic(s, gpu), t_min_us=roofline_us(s, gpu),
                  l2_bytes=gpu['l2_bytes'], l2_source=gpu['l2_source'])
         r.update(speedup_bound=r['triton_bound_us'] / r['bound_us'], GBps_at_bound=nbytes / r['bound_us'] / 1e3,
                  pct_roofline_at_bound=100 * r['t_min_us'] / r['bound_us'],
@@ -869,11 +874,10 @@ def schedule_knob_sets(floors=SCHEDULE_FLOORS, balance:float=0.0, scales=SCHEDUL
     sets = [dict(min_tiles_per_split=f, split_balance=0.0) for f in floors]
     return sets + ([dict(min_tiles_per_split=1, split_balance=round(balance * s, 4)) for s in scales] if balance > 0 else [])
 
-def knob_label(k:dict) -> str:
+def knob_label(floor:int, balance:float) -> str:
     "A knob set as a column names it: 'floor 8', or 'rule 0.047' (the live-work rule, floor 1; else its floor too)."
-    b = float(k.get('split_balance') or 0.0)
-    if not b: return f"floor {k['min_tiles_per_split']}"
-    return f"rule {b:g}" + ('' if k['min_tiles_per_split'] == 1 else f" floor {k['min_tiles_per_split']}")
+    if not balance: return f"floor {floor}"
+    return f"rule {balance:g}" + ('' if floor == 1 else f" floor {floor}")
 
 def _knob_key(r) -> tuple: return (r['min_tiles_per_split'], float(r.get('split_balance') or 0.0))
 
@@ -936,15 +940,14 @@ def schedule_table(res:dict, what:str) -> str:
     if not res['rows']: return f"{what}: (no rows)"
     w, fl = schedule_winners(res), list(dict.fromkeys(_knob_key(r) for r in res['rows']))
     cell = {(r['H'], r['n'], r['N'], _knob_key(r)): r for r in res['rows']}
-    lab = lambda k: knob_label(dict(min_tiles_per_split=k[0], split_balance=k[1]))
     head = [f"{what}: one layer's call at each split floor (16-key tiles) and live-work rule (balance), us; `*` the winner of its (H, n); `!` output disagreed\n",
-            '| H | n | N | ' + ' | '.join(lab(k) for k in fl) + ' | winner (worst ratio) |', '|---|---|---|' + '---|' * (len(fl) + 1)]
+            '| H | n | N | ' + ' | '.join(knob_label(*k) for k in fl) + ' | winner (worst ratio) |', '|---|---|---|' + '---|' * (len(fl) + 1)]
     body = []
     for H, n, N in dict.fromkeys((r['H'], r['n'], r['N']) for r in res['rows']):
         k = w[f'H{H}-n{n}']
         win = (k['min_tiles_per_split'], k['split_balance'])
         fmt = lambda f: (lambda r: '-' if r is None else f"{r['us']:.2f}" + ('*' if f == win else '') + ('' if r['agrees'] else '!'))(cell.get((H, n, N, f)))
-        body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {lab(win)} ({k['worst_ratio']:.2f}) |")
+        body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {knob_label(*win)} ({k['worst_ratio']:.2f}) |")
     tail = [f"\nskipped (time budget {res['budget_s']:.0f} s): {', '.join(res['skipped'])}"] if res['skipped'] else []
     return '\n'.join(head + body + tail)
 

@@ -20,9 +20,9 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout',
            'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache',
            'read_schedule', 'load_schedule', 'schedule_status', 'builtin_knobs', 'schedule_knobs', 'balance_tiles',
-           'planning_device_name', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch',
-           'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs',
-           'time_graph']
+           'planning_device_name', 'balance_q10', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
+           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
+           'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -141,7 +141,7 @@ _workspaces: dict = {}   # (device, impl, stream, purpose) -> its cached workspa
 _pinned: list = []       # workspaces a capture (real or emulated CUDA graph) used: a graph writes into them at every replay
 _latest: dict = {}       # (device, data_ptr) of a workspace -> the batch key of the latest plan made into it
 _planning = threading.local()  # .key / .entry: the batch `plan_verify` is reserving a workspace for, and the entry it got
-_sm_counts: dict = {}
+_device_facts: dict = {}
 WORKSPACE_HEADS = 128    # the default sizing of reserve_workspace: DeepSeek-V3's heads a rank at TP 1 ...
 WORKSPACE_DRAFTS = MAX_DRAFT  # ... and the most drafts a request
 
@@ -156,14 +156,17 @@ class _Cached:
 
 def _reserved() -> bool: return True   # the lease of an entry between reserve_workspace and the plan that takes it
 
+def _device(impl:str, device) -> tuple:
+    "(SM count, name) of `device` as the schedule sees it - the emulated SM count and 'SIMT emulator' for 'simt' - asked once a device."
+    key = (impl, str(device))
+    if key not in _device_facts:
+        p = torch.cuda.get_device_properties(device) if impl == 'cuda' else None
+        _device_facts[key] = (p.multi_processor_count, p.name) if p is not None else (module('simt').paged_num_sms(), 'SIMT emulator')
+    return _device_facts[key]
+
 def target_ctas(impl:str, device, num_sms:int|None=None) -> int:
     "CTAs the split schedule aims at on `device`: its SM count (the emulated one for 'simt') x CTAS_PER_SM."
-    if num_sms is None:
-        key = (impl, str(device))
-        if key not in _sm_counts:
-            _sm_counts[key] = (torch.cuda.get_device_properties(device).multi_processor_count if impl == 'cuda'
-                               else module('simt').paged_num_sms())
-        num_sms = _sm_counts[key]
+    if num_sms is None: num_sms = _device(impl, device)[0]
     if isinstance(num_sms, bool) or not isinstance(num_sms, int) or num_sms < 1:
         raise VerifyArgError(f"verify_attn_fwd: `num_sms` must be an int >= 1; got {num_sms!r}")
     return num_sms * CTAS_PER_SM
@@ -332,7 +335,7 @@ def read_schedule(path) -> dict:
         v = kn.get('min_tiles_per_split', 1)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"schedule {path}: {key}: min_tiles_per_split must be an int >= 1; got {v!r}")
         b = kn.get('split_balance', 0.0)
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= SPLIT_BALANCE_MAX:
+        if not _valid_balance(b):
             raise ValueError(f"schedule {path}: {key}: split_balance must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {b!r}")
     return d
 
@@ -355,6 +358,7 @@ def schedule_status() -> str:
     return _schedule['reason']
 
 SPLIT_BALANCE_MAX = 1024.0   # the kernel takes the balance x 1024 as an int of at most 2^20
+def _valid_balance(b) -> bool: return not isinstance(b, bool) and isinstance(b, (int, float)) and 0 <= b <= SPLIT_BALANCE_MAX
 # The live-work rule's balance on the cards the model has figures for (chapter 90's `bench.split_balance`, from each card's cited
 # L2 bandwidth and mma.sync rate; chapter 90 checks these against it): with no schedule file these cards plan with it and a 1-tile floor.
 MODEL_SPLIT_BALANCE = {'RTX PRO 6000': 0.047, 'H200': 0.074}
@@ -389,12 +393,13 @@ def balance_tiles(work_tiles:int, balance_q10:int) -> int:
     need = -(-work_tiles * balance_q10 // 1024)
     return math.isqrt(need - 1) + 1
 
-_device_names = {}
 def planning_device_name(impl:str, device) -> str:
-    "The GPU's name a schedule is chosen for ('SIMT emulator' for the emulator), cached per device."
-    key = (impl, str(device))
-    if key not in _device_names: _device_names[key] = torch.cuda.get_device_name(device) if impl == 'cuda' else 'SIMT emulator'
-    return _device_names[key]
+    "The GPU's name a schedule is chosen for ('SIMT emulator' for the emulator)."
+    return _device(impl, device)[1]
+
+def balance_q10(balance:float) -> int:
+    "The live-work rule's balance as the kernel takes it: x 1024, rounded (`PagedVerifyParams::split_balance_q10`)."
+    return int(round(balance * 1024))
 
 def split_knobs(floor:int|None, balance:float|None, num_heads:int, max_len_extend:int, fn:str, device_name:str='') -> tuple:
     """(split floor, balance x 1024) a call uses: each given, else `schedule_knobs`' (the loaded schedule's, else `builtin_knobs`);
@@ -404,9 +409,9 @@ def split_knobs(floor:int|None, balance:float|None, num_heads:int, max_len_exten
     bal = kn['split_balance'] if balance is None else balance
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
-    if isinstance(bal, bool) or not isinstance(bal, (int, float)) or not 0 <= bal <= SPLIT_BALANCE_MAX:
+    if not _valid_balance(bal):
         raise VerifyArgError(f"{fn}: `split_balance` must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {bal!r}")
-    return mts, int(round(bal * 1024))
+    return mts, balance_q10(bal)
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
@@ -438,6 +443,8 @@ class VerifyPlan:
         self.target_ctas, self.min_tiles_per_split, self.balance_q10 = target_ctas, min_tiles_per_split, balance_q10
         self.tensors = dict(qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
         self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, self.tensors.values())
+    @property
+    def split_balance(self) -> float: return self.balance_q10 / 1024   # the live-work rule's balance as planned (1/1024 steps)
     def superseded(self) -> bool:
         "Was a plan for another batch made into this plan's workspace after it (an explicit workspace shared by live plans)?"
         latest = _latest.get((str(self.workspace.device), self.workspace.data_ptr()))
