@@ -123,7 +123,7 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
             'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words',
-            'run_union_words')
+            'run_union_words', 'first_tile_keys')
 RUN_CHECK_THREADS = 256   # the run-check kernel's block: one warp a CTA of the main kernel's grid
 RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
@@ -131,7 +131,8 @@ def schedule_features(sch:dict) -> dict:
     """The quantities every counted event is linear in (for fixed drafts, heads and batch): the tiles of the schedule, and the
     runs kernel's elements, blocks and warps, the CTAs that check their prefix keys' adjacency words (2+ prefix keys) and the
     distinct words they read: one a check, its first, on a shuffled cache (the benchmark's: a check stops at the first gap), and the
-    CTAs with one prefix key (a run by definition: its slot loaded once, by one thread, instead of by a tile's loaders)."""
+    CTAs with one prefix key (a run by definition: its slot loaded once, by one thread, instead of by a tile's loaders), and the
+    prefix keys of every CTA's first tile (whose slots the run check copies into the plan)."""
     c = sch['ctas']
     return dict(launch=1, grid_ctas=sch['grid'], ctas=len(c), split_ctas=sum(x['split_request'] for x in c), draft_ctas=sum(x['reaches_drafts'] for x in c),
                 tiles=sum(x['tiles'] for x in c), draft_tiles=sum(x['draft_tiles'] for x in c),
@@ -144,7 +145,8 @@ def schedule_features(sch:dict) -> dict:
                 run_span_words=sum(((x['index_start'] + x['prefix_keys'] - 2) >> 5) - (x['index_start'] >> 5) + 1   # ... reads every adjacency
                                    for x in c if x['prefix_keys'] >= 2),                                             # word of its prefix keys
                 run_union_words=len({w for x in c if x['prefix_keys'] >= 2                  # the distinct adjacency words all the checks read
-                                     for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}))   # (M tiles of a split share theirs)
+                                     for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}),   # (M tiles of a split share theirs)
+                first_tile_keys=sum(min(x['prefix_keys'], BLOCK_N) for x in c))   # the first tile's slots the run check copies (and the main kernel loads no more)
 
 def hmma_per_tile() -> int:
     "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
@@ -298,8 +300,8 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 6   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
-                     # 6 the chain at the wait (programmatic combine)
+COUNTS_VERSION = 7   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
+                     # 6 the chain at the wait (programmatic combine); 7 the first tile's slots copied by the run check
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib

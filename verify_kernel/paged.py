@@ -181,7 +181,7 @@ def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:in
                      num_sms:int=188) -> dict:
     """Byte offsets of a workspace's parts and its `bytes` for `batch` requests of at most `max_len_extend` drafts x `num_heads`
     heads over a `kv_indices_len`-entry kv_indices, on `num_sms` SMs: the plan (header, one 32 B entry a request, one 64 B work descriptor
-    a CTA of the main kernel's grid), the adjacency bits (one a kv_indices entry) and the split partials (2 x target CTAs
+    and the 16 cache slots of its first tile, 128 B, a CTA of the main kernel's grid), the adjacency bits (one a kv_indices entry) and the split partials (2 x target CTAs
     slots of 64 rows: fp32 LSE and 512 fp32 outputs). Pure Python, no build: the C++ `workspace_layout` in paged_launch.cuh,
     which `workspace_bytes` asks (tested equal)."""
     for name, v, lo in (('batch', batch, 0), ('num_heads', num_heads, 1), ('max_len_extend', max_len_extend, 0),
@@ -193,7 +193,8 @@ def workspace_layout(batch:int, num_heads:int=WORKSPACE_HEADS, max_len_extend:in
     slots = 2 * target
     w = dict(header=0, requests=al(64))
     w['ctas'] = al(w['requests'] + 32 * batch)
-    w['runs'] = al(w['ctas'] + 64 * grid)
+    w['first_tile_slots'] = al(w['ctas'] + 64 * grid)
+    w['runs'] = al(w['first_tile_slots'] + 8 * BLOCK_N * grid)
     w['partial_lse'] = al(w['runs'] + (kv_indices_len + 31) // 32 * 4)
     w['partial_o'] = al(w['partial_lse'] + slots * BLOCK_M * 4)
     w['bytes'] = w['partial_o'] + slots * BLOCK_M * HEAD_DIM_V * 4

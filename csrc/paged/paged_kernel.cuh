@@ -77,10 +77,14 @@ struct PagedTraits {
   static constexpr int kOffAlpha = kOffP + kBlockM * kBlockN * 2;  // row rescale factor [64] fp32
   static constexpr int kOffRowM = kOffAlpha + kBlockM * 4;          // final row max (log2 domain) [64]
   static constexpr int kOffRowL = kOffRowM + kBlockM * 4;           // final row sum [64]
+  // the cache slots of the CTA's first kBlockN keys (int64, from the plan's first_tile_slots), read in the prologue only:
+  // the row max and sum reuse these bytes after the main loop
+  static constexpr int kOffFirstSlots = kOffRowM;
   static constexpr int kOffBits = kOffRowL + kBlockM * 4;           // packed draft mask [64 tokens][kDraftWords]
   static constexpr int kOffWork = kOffBits + kBlockM * kDraftWords * 4;  // this CTA's Work (<= 128 B)
   static constexpr int kSmemBytes = kOffWork + 128;                 // 96,128 B (bf16), 77,952 B (fp8)
   static_assert(kWarpsM * kWarpsD == kWarps && kSoftCols == 4 && kBlockN == 16, "tiling");
+  static_assert(kBlockN == kFirstTileKeys && kBlockN * 8 <= 2 * kBlockM * 4 && kOffFirstSlots % 8 == 0, "first-tile slots");
   static_assert(kSmemBytes <= 101376, "sm_120 allows 99 KB (101,376 B) of shared memory per block");
 };
 using PagedTraitsBf16 = PagedTraits<CacheKind::kBf16>;
@@ -340,9 +344,11 @@ __device__ __forceinline__ bool keys_are_one_run_warp(const PagedVerifyParams& p
   return __all_sync(0xffffffffu, ok) && first >= 0 && first + count <= live;
 }
 
-// The run check of every CTA's prefix keys, once a batch after the runs kernel: one warp a CTA of the main kernel's grid
-// (a grid the host fixes: grid_ctas / 8 blocks), which writes the slot of the CTA's first prefix key into its work
-// descriptor when all its prefix keys sit in adjacent slots (run_first stays -1 otherwise, and for idle CTAs).
+// The run check and the first tile of every CTA, once a batch after the runs kernel: one warp a CTA of the main kernel's
+// grid (a grid the host fixes: grid_ctas / 8 blocks). Lanes 0-15 copy the kv_indices values of the CTA's first 16 keys into
+// first_tile_slots (-1 past its prefix keys, and for idle CTAs), so that the main kernel issues its first cp.async one round
+// trip after it starts; when all its prefix keys sit in adjacent slots (and the adjacency bits exist), the slot of its first
+// prefix key goes into its work descriptor's run_first (-1 otherwise).
 constexpr int kRunCheckThreads = 256;
 __global__ void __launch_bounds__(kRunCheckThreads) paged_verify_run_check_kernel(const PagedVerifyParams p) {
   const int lane = threadIdx.x & 31;
@@ -353,9 +359,14 @@ __global__ void __launch_bounds__(kRunCheckThreads) paged_verify_run_check_kerne
   long long first = 0;
   if (lane == 0) { req = vk::ld_global(&cw->request); npre = vk::ld_global(&cw->prefix_keys); first = vk::ld_global(&cw->index_start); }
   req = __shfl_sync(0xffffffffu, req, 0); npre = __shfl_sync(0xffffffffu, npre, 0); first = __shfl_sync(0xffffffffu, first, 0);
-  if (req < 0 || npre < 1 || first < 0 || first + npre > p.kv_indices_len) return;
-  if (keys_are_one_run_warp(p, first, npre, lane) && lane == 0)
-    vk::st_global(&p.plan_ctas[c].run_first, (long long)load_index(p.kv_indices, first));
+  const bool prefix = req >= 0 && npre >= 1 && first >= 0 && first + npre <= p.kv_indices_len;  // warp-uniform
+  int64_t slot = -1;
+  if (lane < kFirstTileKeys) {
+    if (prefix && lane < npre) slot = load_index(p.kv_indices, first + lane);
+    vk::st_global(p.first_tile_slots + c * kFirstTileKeys + lane, (long long)slot);
+  }
+  if (!prefix || p.runs == nullptr) return;
+  if (keys_are_one_run_warp(p, first, npre, lane) && lane == 0) vk::st_global(&p.plan_ctas[c].run_first, (long long)slot);
 }
 
 // ------------------------------------------------------------------ the main kernel
@@ -382,15 +393,21 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   vk::launch_dependents();  // the combine kernel (a programmatic launch when p.overlap_combine) may start its row lookup now
 
   // The CTA's work descriptor, made by the plan kernel: threads 0-3 copy its four 16-byte words into shared memory while
-  // threads 4-9 check that the plan was made for this call's sizes (one round trip, one barrier); every thread then
-  // takes it by value from there (which leaves the main loop spill-free at sm_90a and sm_80).
+  // threads 4-9 check that the plan was made for this call's sizes and threads 10-25 copy the cache slots of its first
+  // 16 keys (one round trip, one barrier); every thread then takes the descriptor by value from there (which leaves the
+  // main loop spill-free at sm_90a and sm_80), and the first tile's cp.async needs no kv_indices load.
   static_assert(sizeof(CtaWork) <= 128, "the work fits its shared-memory slot");
+  static_assert(Tr::kThreads >= 4 + kPlanHeaderFields + kFirstTileKeys, "one load a thread");
   CtaWork* work_s = reinterpret_cast<CtaWork*>(smem + Tr::kOffWork);
+  long long* first_slots_s = reinterpret_cast<long long*>(smem + Tr::kOffFirstSlots);
   bool plan_ok = true;
   if (tid < 4) {
     reinterpret_cast<int4*>(work_s)[tid] = vk::ldg(reinterpret_cast<const int4*>(p.plan_ctas + blockIdx.x) + tid);
   } else if (tid < 4 + kPlanHeaderFields) {
     plan_ok = plan_field_matches(p, tid - 4);
+  } else if (tid < 4 + kPlanHeaderFields + kFirstTileKeys) {
+    const int k = tid - 4 - kPlanHeaderFields;
+    first_slots_s[k] = vk::ldg(p.first_tile_slots + int64_t(blockIdx.x) * kFirstTileKeys + k);
   }
   plan_ok = __syncthreads_and(plan_ok);  // B0
   const CtaWork w = *work_s;
@@ -413,10 +430,11 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   auto slot_of = [&](int u) -> int64_t {
     const int j = u * kBlockN + ld_row;
     if (j >= npre) return -1;
-    // prefix keys in adjacent slots (the contiguous-run fast path): no index load. run_first and
-    // index_start are read from shared memory, which costs the main loop no register.
+    // prefix keys in adjacent slots (the contiguous-run fast path): no index load; the first tile's slots: copied with
+    // the descriptor. run_first, index_start and those slots are read from shared memory, which costs the main loop no
+    // register.
     const int64_t first = work_s->run_first;
-    const int64_t s = first >= 0 ? first + j : load_index(p.kv_indices, work_s->index_start + j);
+    const int64_t s = first >= 0 ? first + j : j < kBlockN ? int64_t(first_slots_s[j]) : load_index(p.kv_indices, work_s->index_start + j);
     return (s >= 0 && s < p.num_slots) ? s : -2;
   };
   // Tile u's row ld_row into its ring stage: a prefix row from the cache, a draft row from k_extend,
@@ -476,8 +494,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     }
   };
 
-  // Prologue: kStages - 1 tiles in flight, each issued as soon as its slot is known (the first cp.async waits for one
-  // kv_indices load), and the slot of the next one.
+  // Prologue: kStages - 1 tiles in flight, each issued as soon as its slot is known (the first tile's slots came with the
+  // descriptor; each later one waits for its kv_indices load), and the slot of the next one.
 #pragma unroll
   for (int u = 0; u < kStages - 1; ++u) {
     if (u < ntiles) issue_tile(u, slot_of(u));

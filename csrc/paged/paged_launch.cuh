@@ -20,10 +20,10 @@ inline int64_t grid_ctas(int64_t target_ctas, int64_t batch, int64_t num_heads, 
 inline int64_t partial_slots(int64_t target_ctas) { return 2 * target_ctas; }
 inline int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-// The workspace: the plan (header, one RequestPlan a request, one CtaWork a CTA of the grid), then the
-// split partials. Byte offsets, all 256-byte aligned.
+// The workspace: the plan (header, one RequestPlan a request, one CtaWork and its first tile's slots a CTA of the grid),
+// the adjacency bits, then the split partials. Byte offsets, all 256-byte aligned.
 struct WorkspaceLayout {
-  int64_t header, requests, ctas, runs, partial_lse, partial_o, bytes;
+  int64_t header, requests, ctas, first_tile_slots, runs, partial_lse, partial_o, bytes;
 };
 inline WorkspaceLayout workspace_layout(int64_t batch, int64_t grid, int64_t target_ctas, int64_t kv_indices_len) {
   WorkspaceLayout w;
@@ -31,7 +31,8 @@ inline WorkspaceLayout workspace_layout(int64_t batch, int64_t grid, int64_t tar
   w.header = 0;
   w.requests = align_up(int64_t(sizeof(PlanHeader)), 256);
   w.ctas = align_up(w.requests + batch * int64_t(sizeof(RequestPlan)), 256);
-  w.runs = align_up(w.ctas + grid * int64_t(sizeof(CtaWork)), 256);
+  w.first_tile_slots = align_up(w.ctas + grid * int64_t(sizeof(CtaWork)), 256);
+  w.runs = align_up(w.first_tile_slots + grid * kFirstTileKeys * int64_t(sizeof(long long)), 256);
   w.partial_lse = align_up(w.runs + (kv_indices_len + 31) / 32 * 4, 256);
   w.partial_o = align_up(w.partial_lse + slots * Traits::kBlockM * int64_t(sizeof(float)), 256);
   w.bytes = w.partial_o + slots * Traits::kBlockM * kHeadDimV * int64_t(sizeof(float));
@@ -45,6 +46,7 @@ inline void bind_workspace(PagedVerifyParams& p, void* workspace) {
   p.plan_header = reinterpret_cast<PlanHeader*>(base + ws.header);
   p.plan_requests = reinterpret_cast<RequestPlan*>(base + ws.requests);
   p.plan_ctas = reinterpret_cast<CtaWork*>(base + ws.ctas);
+  p.first_tile_slots = reinterpret_cast<long long*>(base + ws.first_tile_slots);
   p.runs = reinterpret_cast<unsigned*>(base + ws.runs);
   p.partial_lse = reinterpret_cast<float*>(base + ws.partial_lse);
   p.partial_o = reinterpret_cast<float*>(base + ws.partial_o);
@@ -86,13 +88,15 @@ int64_t paged_verify_workspace_bytes(int64_t batch, int64_t grid, int64_t target
 cudaError_t paged_verify_plan(const PagedVerifyParams& p, cudaStream_t stream) {
   paged::paged_verify_plan_kernel<<<1, paged::kPlanThreads, 0, stream>>>(p);
   cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess || p.batch == 0 || p.kv_indices_len == 0 || p.runs == nullptr) return err;
-  const int runs_ctas = p.runs_ctas > 0 ? p.runs_ctas : p.target_ctas;
-  if (runs_ctas <= 0) return cudaErrorInvalidConfiguration;
-  paged::paged_verify_runs_kernel<<<unsigned(runs_ctas), paged::kRunsThreads, 0, stream>>>(p);
-  err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
-  // each CTA's run check (its work descriptor's run_first), from the adjacency bits
+  if (err != cudaSuccess || p.batch == 0 || p.kv_indices_len == 0) return err;
+  if (p.runs != nullptr) {
+    const int runs_ctas = p.runs_ctas > 0 ? p.runs_ctas : p.target_ctas;
+    if (runs_ctas <= 0) return cudaErrorInvalidConfiguration;
+    paged::paged_verify_runs_kernel<<<unsigned(runs_ctas), paged::kRunsThreads, 0, stream>>>(p);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  // each CTA's first tile (first_tile_slots) and run check (its work descriptor's run_first, from the adjacency bits)
   const int64_t check_blocks = (p.grid_ctas + paged::kRunCheckThreads / 32 - 1) / (paged::kRunCheckThreads / 32);
   paged::paged_verify_run_check_kernel<<<unsigned(check_blocks), paged::kRunCheckThreads, 0, stream>>>(p);
   return cudaGetLastError();

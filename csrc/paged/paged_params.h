@@ -49,8 +49,8 @@ struct RequestPlan {
   int pad;
 };
 // One CTA of the main kernel's fixed grid: its whole work descriptor, worked out by the plan kernel once a batch, so that
-// a CTA reaches its first cp.async after one load of it (four 16-byte words read by four threads at once) and one of
-// kv_indices. Keys are counted from the CTA's first key: [0, prefix_keys) prefix keys (cache rows through kv_indices),
+// a CTA reaches its first cp.async after one load of it (four 16-byte words read by four threads at once, while 16 more
+// read the cache slots of its first 16 keys from first_tile_slots). Keys are counted from the CTA's first key: [0, prefix_keys) prefix keys (cache rows through kv_indices),
 // [prefix_keys, num_keys) drafts draft0, draft0 + 1, ... of the request.
 struct CtaWork {
   int request;            // -1: idle CTA
@@ -62,11 +62,13 @@ struct CtaWork {
   int prefix_keys;        // of which prefix keys
   int draft0;             // draft index of its first draft key
   long long index_start;  // kv_indices element of its first key
-  long long run_first;    // -1 from the plan (the main kernel finds contiguous runs itself, off its critical path)
+  long long run_first;    // -1 from the plan; the run-check kernel writes the first slot where the prefix keys are one run
   long long mask_start;   // custom_mask element of the request's [n, L + n] block
   int L;                  // prefix length of the request
   int key_begin;          // its first key in the request's [0, L + n): split = key_begin / (16 chunk_tiles)
 };
+// The keys of a CTA's first tile whose cache slots the run-check kernel copies ahead (PagedVerifyParams::first_tile_slots).
+constexpr int kFirstTileKeys = 16;
 static_assert(sizeof(CtaWork) == 64 && sizeof(RequestPlan) == 32 && sizeof(PlanHeader) == 64, "plan layout");
 
 struct PagedVerifyParams {
@@ -87,6 +89,7 @@ struct PagedVerifyParams {
   PlanHeader* plan_header;
   RequestPlan* plan_requests;                  // [B]
   CtaWork* plan_ctas;                          // [grid_ctas]
+  long long* first_tile_slots;                 // [grid_ctas][kFirstTileKeys] kv_indices values of each CTA's first keys (-1 past its prefix keys)
   unsigned* runs;                              // [ceil(len(kv_indices) / 32)] adjacency bits of the live entries (paged_verify_runs_kernel); nullptr: no fast path
   float* __restrict__ partial_lse;             // [slots][64] log2-domain LSE of each split's rows
   float* __restrict__ partial_o;               // [slots][64][512] normalized fp32 output of each split
