@@ -97,7 +97,8 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
     mt = [math.ceil(k * H / BLOCK_M) if k > 0 else 0 for k in ns]
     kt = [math.ceil((L + k) / BLOCK_N) if k > 0 else 0 for L, k in zip(Ls, ns)]
     W = sum(m * t for m, t in zip(mt, kt))
-    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, paged.balance_q10(balance)), 1)
+    R = sum(k * H * t for k, t in zip(ns, kt))   # live rows x tiles: the rule prices a split's fixed bytes by its live rows
+    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, R, paged.balance_q10(balance)), 1)
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
     ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):

@@ -16,13 +16,13 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
-           'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'HOOK_ARG_NAMES', 'GPU_PEAKS',
-           'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout',
-           'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache',
-           'read_schedule', 'load_schedule', 'schedule_status', 'builtin_knobs', 'schedule_knobs', 'balance_tiles',
-           'planning_device_name', 'balance_q10', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
-           'gpu_verify_inputs', 'time_graph']
+           'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'SPLIT_FIXED_UNITS', 'KV_TILE_UNITS',
+           'RULE_MAX_WORK', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas',
+           'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
+           'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
+           'builtin_knobs', 'schedule_knobs', 'balance_tiles', 'planning_device_name', 'balance_q10', 'split_knobs',
+           'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'overlap_combine',
+           'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -386,13 +386,23 @@ def schedule_knobs(num_heads:int, max_len_extend:int, device_name:str='') -> dic
                    'source': f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}"}
     return out
 
-def balance_tiles(work_tiles:int, balance_q10:int) -> int:
-    """The live-work rule's shortest split, as the plan kernel computes it (`balance_tiles` in paged_kernel.cuh): the least C with
-    C * C >= ceil(W x balance_q10 / 1024) for W tile-rows of work (0 when off). Where a split's fixed cost (its Q tile and partials,
-    through L2) equals its tensor work on one SM, the time of max(C tiles on an SM, W / C splits' fixed bytes) is least."""
-    if balance_q10 <= 0 or work_tiles <= 0: return 0
-    need = -(-work_tiles * balance_q10 // 1024)
-    return math.isqrt(need - 1) + 1
+SPLIT_FIXED_UNITS, KV_TILE_UNITS = 73, 4   # a split's fixed L2 bytes (336,384: 64 Q rows, partials + LSE out and back) and a 16-key tile's
+                                           # cache rows (18,432), in units of 4,608 B (paged_kernel.cuh: kSplitFixedBytes, kKvTileBytes)
+RULE_MAX_WORK = 1 << 44                    # past this many tile-rows the rule is off (a batch no memory holds; the kernel's 128-bit range)
+
+def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int) -> int:
+    """The live-work rule's chunk, as the plan kernel computes it (`balance_tiles` in paged_kernel.cuh), 0 when off. For W tile-rows of
+    work (M tiles x 16-key tiles) and R live rows x tiles, one split's SM spends C tiles of tensor time, and the batch's L2 time is
+    L2(C) = balance x R / (64 C) + balance x (4 / 73) x W tile-times (each split's Q rows and partials, for its live rows; every M
+    tile's keys). The chunk that least takes max(C, L2(C)): the least C* with C* >= L2(C*), or C* - 1 where L2(C* - 1) < C*."""
+    W, R, q = work_tiles, live_row_tiles, balance_q10
+    if q <= 0 or W <= 0 or R <= 0 or W >= RULE_MAX_WORK or R >= RULE_MAX_WORK: return 0
+    a, b, F = R * q * SPLIT_FIXED_UNITS, W * q * BLOCK_M * KV_TILE_UNITS, BLOCK_M * 1024 * SPLIT_FIXED_UNITS   # every term x F, exact
+    x, y = W * q * KV_TILE_UNITS / (2 * 1024 * SPLIT_FIXED_UNITS), R * q / (BLOCK_M * 1024)
+    c = max(1, int(x + math.sqrt(x * x + y)))   # a guess: the positive root of C^2 = y + 2 x C
+    while F * c * c < a + b * c: c += 1
+    while c > 1 and F * (c - 1) ** 2 >= a + b * (c - 1): c -= 1
+    return c - 1 if c > 1 and a + b * (c - 1) < F * c * (c - 1) else c
 
 def planning_device_name(impl:str, device) -> str:
     "The GPU's name a schedule is chosen for ('SIMT emulator' for the emulator)."
@@ -488,7 +498,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 num_heads:int,      # H query heads
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
                 min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`: the loaded schedule's, else `builtin_knobs`)
-                split_balance:float|None=None,      # the live-work rule: splits of at least ceil(sqrt(W x balance)) tiles for W tile-rows (0: off; None: `schedule_knobs`)
+                split_balance:float|None=None,      # the live-work rule: the chunk that least takes max(tensor, L2 time) at this balance (0: off; None: `schedule_knobs`)
                 runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'

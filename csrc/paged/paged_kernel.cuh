@@ -133,6 +133,25 @@ __device__ __forceinline__ int64_t block_exclusive_scan(int64_t v, int64_t* scra
   return before + x - v;
 }
 
+// The sums of two values, one a thread, over the block (*total_a, *total_b); `scratch` holds 2 x kThreads / 32. Two barriers.
+template <int kThreads>
+__device__ __forceinline__ void block_sum2(int64_t a, int64_t b, int64_t* scratch, int64_t* total_a, int64_t* total_b) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, (long long)a, off);
+    b += __shfl_xor_sync(0xffffffffu, (long long)b, off);
+  }
+  if (lane == 0) { scratch[warp] = a; scratch[kThreads / 32 + warp] = b; }
+  __syncthreads();
+  int64_t sa = 0, sb = 0;
+#pragma unroll
+  for (int w = 0; w < kThreads / 32; ++w) { sa += scratch[w]; sb += scratch[kThreads / 32 + w]; }
+  __syncthreads();
+  *total_a = sa;
+  *total_b = sb;
+}
+
 // One request's sizes from the live index arrays, clamped so that they can never address outside the
 // tensors, and what is wrong with them (RequestStatus bits; n = 0 unless the status is kRequestOk).
 struct RequestDims {
@@ -188,19 +207,39 @@ __device__ __forceinline__ bool plan_field_matches(const PagedVerifyParams& p, i
 }
 
 // ------------------------------------------------------------------ the plan kernel (one CTA)
-// The live-work rule's shortest split: the least C with C * C >= ceil(W * balance_q10 / 1024) (0 when off). Integer
-// arithmetic after a float guess, so the device, the emulator and bench.paged_schedule agree to the tile.
-__device__ __forceinline__ int64_t balance_tiles(int64_t W, int balance_q10) {
-  if (balance_q10 <= 0 || W <= 0) return 0;
-  const int64_t need = (W * balance_q10 + 1023) / 1024;
-  int64_t c = int64_t(sqrtf(float(need)));
-  while (c * c < need) ++c;
-  while (c > 1 && (c - 1) * (c - 1) >= need) --c;
+// The live-work rule (split_balance_q10 > 0). A split costs its SM C tiles of tensor time; through L2 the batch moves each
+// split's fixed bytes - its Q rows, and its fp32 partials and LSEs written and read back, both for the live rows of its M
+// tile only - and each M tile's keys once. In units of one tile's tensor time on an SM:
+//   L2(C) = balance x R / (64 C) + balance x (kKvTileBytes / kSplitFixedBytes) x W,
+// R = sum_b live rows_b x ktiles_b, W = sum_b mtiles_b x ktiles_b, balance = kSplitFixedBytes / (L2 bandwidth x one tile's
+// tensor time) (bench.split_balance derives it for a card). The chunk is the C that least takes max(C, L2(C)): the least C*
+// with C* >= L2(C*), or C* - 1 where L2(C* - 1) < C*. Exact in 128-bit integers (every term x 64 x 1024 x 73) after a float
+// guess, so that the device, the emulator and the Python mirrors (paged.balance_tiles, bench.paged_schedule) agree to the
+// tile; 0 when off, and past 2^44 tile-rows (a batch no memory holds).
+constexpr int64_t kSplitFixedBytes = 64 * (kHeadDimQK * 2 + 2 * (kHeadDimV + 1) * 4);  // 336,384: 64 Q rows; partials + LSE, out and back
+constexpr int64_t kKvTileBytes = 16 * kHeadDimQK * 2;                                    // 18,432: one 16-key tile of bf16 cache rows
+constexpr int64_t kRuleUnit = 4608;                                                      // their greatest common divisor: 73 and 4 units
+constexpr int64_t kRuleMaxWork = int64_t(1) << 44;
+static_assert(kSplitFixedBytes / kRuleUnit == 73 && kKvTileBytes / kRuleUnit == 4 && kSplitFixedBytes % kRuleUnit == 0 &&
+              kKvTileBytes % kRuleUnit == 0, "the rule's byte ratio");
+__device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balance_q10) {
+  if (balance_q10 <= 0 || W <= 0 || R <= 0 || W >= kRuleMaxWork || R >= kRuleMaxWork) return 0;
+  typedef __int128 wide;
+  constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
+  const wide a = wide(R) * balance_q10 * kFixed;   // balance x R / 64, x F
+  const wide b = wide(W) * balance_q10 * (64 * kKv);  // balance x (4 / 73) x W, x F
+  const wide F = wide(64 * 1024 * kFixed);
+  const float x = float(W) * float(balance_q10) * float(kKv) / float(2 * 1024 * kFixed), y = float(R) * float(balance_q10) / float(64 * 1024);
+  int64_t c = int64_t(x + sqrtf(x * x + y));  // the positive root of C^2 = y + 2 x C
+  if (c < 1) c = 1;
+  while (F * c * c < a + b * c) ++c;
+  while (c > 1 && F * (c - 1) * (c - 1) >= a + b * (c - 1)) --c;
+  if (c > 1 && a + b * (c - 1) < F * c * (c - 1)) --c;  // C* - 1's L2 time is shorter than C*'s tensor time
   return c;
 }
 
 // The split schedule of a batch:
-//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles, balance_tiles(W)),
+//   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles, balance_tiles(W, R)),
 //   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
 //   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
 // sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b <= the fixed grid the host launches, and
@@ -209,24 +248,29 @@ __device__ __forceinline__ int64_t balance_tiles(int64_t W, int balance_q10) {
 constexpr int kPlanThreads = 256;
 
 __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const PagedVerifyParams p) {
-  __shared__ int64_t scratch[kPlanThreads / 32];
+  __shared__ int64_t scratch[2 * kPlanThreads / 32];
   const int tid = threadIdx.x;
   const int64_t H = p.num_heads;
-  // pass 1: total work, and whether qo_indptr is non-decreasing over the whole batch (row ownership)
-  int64_t w_local = 0;
+  // pass 1: total work (tile-rows, and live rows x tiles), and whether qo_indptr is non-decreasing over the whole batch
+  // (row ownership)
+  int64_t w_local = 0, r_local = 0;
   int qo_unordered = 0;
   for (int b = tid; b < p.batch; b += kPlanThreads) {
     const RequestDims r = request_dims(p, b);
-    if (r.n > 0) w_local += ((r.n * H + 63) / 64) * ((r.L + r.n + 15) / 16);
+    if (r.n > 0) {
+      const int64_t ktiles = (r.L + r.n + 15) / 16;
+      w_local += ((r.n * H + 63) / 64) * ktiles;
+      r_local += r.n * H * ktiles;
+    }
     if (b > 0 && load_index(p.qo_indptr, b) < load_index(p.qo_indptr, b - 1)) qo_unordered = 1;
   }
   const int batch_unordered = __syncthreads_or(qo_unordered);
-  int64_t W = 0;
-  block_exclusive_scan<kPlanThreads>(w_local, scratch, &W);
+  int64_t W = 0, R = 0;
+  block_sum2<kPlanThreads>(w_local, r_local, scratch, &W, &R);
   const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
   int64_t C = (W + target - 1) / target;
   if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
-  const int64_t Cb = balance_tiles(W, p.split_balance_q10);
+  const int64_t Cb = balance_tiles(W, R, p.split_balance_q10);
   if (C < Cb) C = Cb;
   if (C < 1) C = 1;
 

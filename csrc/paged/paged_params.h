@@ -124,10 +124,10 @@ struct PagedVerifyParams {
   // ---- split scheduling (computed on the device by the plan kernel; the grid is fixed by the host)
   int target_ctas;         // CTAs the schedule aims at (SM count x CTAs per SM)
   int min_tiles_per_split; // no split shorter than this many 16-key tiles (unless the request is)
-  int split_balance_q10;   // the live-work rule, x 1024: no split shorter than ceil(sqrt(W x balance)) tiles for a batch of W
-                           // tile-rows of work (0: off). balance = a split's fixed L2 bytes (its Q tile, its partials written
-                           // and read) over the L2 bandwidth, in units of one tile's tensor time on an SM: the chunk where the two
-                           // costs of a split balance (bench.split_balance derives it for a card)
+  int split_balance_q10;   // the live-work rule, x 1024 (0: off): the chunk that least takes the longer of a split's tensor time
+                           // and the batch's L2 time (balance_tiles in paged_kernel.cuh). balance = a split's fixed L2 bytes (its
+                           // Q tile, its partials written and read) over the L2 bandwidth, in units of one tile's tensor time on
+                           // an SM (bench.split_balance derives it for a card)
   int partial_slots;       // capacity of partial_o / partial_lse in 64-row slots
   int grid_ctas;           // CTAs of the main kernel's grid (paged::grid_ctas)
   int runs_ctas;           // CTAs of the runs kernel's fixed grid (0: target_ctas); its warps stride over the live entries
