@@ -400,9 +400,8 @@ def split_balance(gpu:dict) -> float:
     and the fp32 partials and LSE its main kernel writes and the combine reads back - over the card's L2 bandwidth, in units of one
     16-key tile's mma.sync time on one SM. 0.0 (the rule off) where the L2 bandwidth is not known."""
     if not gpu.get('l2_Bps'): return 0.0
-    fixed = BLOCK_M * HEAD_DIM_QK * 2 + 2 * BLOCK_M * (HEAD_DIM_V + 1) * 4
     t_tile = hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])
-    return fixed / gpu['l2_Bps'] / t_tile
+    return paged.SPLIT_FIXED_BYTES / gpu['l2_Bps'] / t_tile
 
 def _l2_fields(l2:dict|None) -> dict:
     "The bound's columns from an L2 replay (`l2_replay`), NaN without one. The workspace's dirty sectors (partials) are apart: the next call overwrites them."

@@ -16,7 +16,7 @@ from .oracle import VerifyArgError, check_verify_args
 __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS', 'SMEM_BYTES', 'SMEM_BYTES_FP8', 'MAX_DRAFT',
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
-           'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'SPLIT_FIXED_UNITS', 'KV_TILE_UNITS',
+           'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'SPLIT_FIXED_BYTES', 'KV_TILE_BYTES',
            'RULE_MAX_WORK', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas',
            'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
            'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
@@ -386,8 +386,9 @@ def schedule_knobs(num_heads:int, max_len_extend:int, device_name:str='') -> dic
                    'source': f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}"}
     return out
 
-SPLIT_FIXED_UNITS, KV_TILE_UNITS = 73, 4   # a split's fixed L2 bytes (336,384: 64 Q rows, partials + LSE out and back) and a 16-key tile's
-                                           # cache rows (18,432), in units of 4,608 B (paged_kernel.cuh: kSplitFixedBytes, kKvTileBytes)
+SPLIT_FIXED_BYTES = BLOCK_M * (HEAD_DIM_QK * 2 + 2 * (HEAD_DIM_V + 1) * 4)   # 336,384: a split's 64 Q rows, its fp32 partials + LSE out and back
+KV_TILE_BYTES = BLOCK_N * HEAD_DIM_QK * 2                                   # 18,432: one 16-key tile of bf16 cache rows
+_RULE_UNIT = math.gcd(SPLIT_FIXED_BYTES, KV_TILE_BYTES)   # 4,608, as paged_kernel.cuh's kRuleUnit: the rule's integers count 73 and 4 of them
 RULE_MAX_WORK = 1 << 44                    # past this many tile-rows the rule is off (a batch no memory holds; the kernel's 128-bit range)
 
 def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int) -> int:
@@ -397,8 +398,9 @@ def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int) -> int:
     tile's keys). The chunk that least takes max(C, L2(C)): the least C* with C* >= L2(C*), or C* - 1 where L2(C* - 1) < C*."""
     W, R, q = work_tiles, live_row_tiles, balance_q10
     if q <= 0 or W <= 0 or R <= 0 or W >= RULE_MAX_WORK or R >= RULE_MAX_WORK: return 0
-    a, b, F = R * q * SPLIT_FIXED_UNITS, W * q * BLOCK_M * KV_TILE_UNITS, BLOCK_M * 1024 * SPLIT_FIXED_UNITS   # every term x F, exact
-    x, y = W * q * KV_TILE_UNITS / (2 * 1024 * SPLIT_FIXED_UNITS), R * q / (BLOCK_M * 1024)
+    fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
+    a, b, F = R * q * fx, W * q * BLOCK_M * kv, BLOCK_M * 1024 * fx   # every term x F, exact
+    x, y = W * q * kv / (2 * 1024 * fx), R * q / (BLOCK_M * 1024)
     c = max(1, int(x + math.sqrt(x * x + y)))   # a guess: the positive root of C^2 = y + 2 x C
     while F * c * c < a + b * c: c += 1
     while c > 1 and F * (c - 1) ** 2 >= a + b * (c - 1): c -= 1
