@@ -101,7 +101,7 @@ class _Props(ctypes.Structure):
                 ('launch_errors_raise', ctypes.c_int), ('poison_smem', ctypes.c_int),
                 ('math_mode', ctypes.c_int), ('math_seed', ctypes.c_uint)]
 
-_COUNTERS = ('ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics', 'barriers', 'collectives', 'switches')
+_COUNTERS = ('ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics', 'barriers', 'collectives', 'switches', 'mma')
 class _Record(ctypes.Structure):
     _fields_ = [('kernel', ctypes.c_char*256), ('src', ctypes.c_char*128), ('site', ctypes.c_char*192),
                 ('index', ctypes.c_longlong), ('grid', ctypes.c_uint*3), ('block', ctypes.c_uint*3),
@@ -599,6 +599,7 @@ class LaunchRecord:
                                                # at_wait: the deepest chain a CTA had reached at vk::wait_primary_grid (waited: the CTAs that called it)
     programmatic:bool = False  # a programmatic dependent launch (cudaLaunchKernelEx with programmatic stream serialization)
     loaded_before_wait:dict = field(default_factory=dict)  # registered tensor -> bytes its threads loaded before their wait (programmatic launches)
+    mma:int = 0   # completed mma.sync warp instructions (among the collectives too)
 
 def _record(r:_Record, names=()) -> LaunchRecord:
     return LaunchRecord(r.index, r.kernel.decode(errors='replace'), r.src.decode(errors='replace'), r.site.decode(errors='replace'),
@@ -608,7 +609,7 @@ def _record(r:_Record, names=()) -> LaunchRecord:
                         {n: r.t_ld[i] for i, n in enumerate(names)}, {n: r.t_st[i] for i, n in enumerate(names)}, r.stream,
                         dict(max=r.chain_max, min=r.chain_min, mean=r.chain_sum / r.chain_ctas if r.chain_ctas else 0.0, ctas=r.chain_ctas,
                              at_wait=r.chain_wait_max, waited=r.waited_ctas),
-                        bool(r.programmatic), {n: r.t_pre[i] for i, n in enumerate(names)} if r.programmatic else {})
+                        bool(r.programmatic), {n: r.t_pre[i] for i, n in enumerate(names)} if r.programmatic else {}, r.mma)
 
 def last_launch() -> LaunchRecord|None:
     "The record of the latest launch in this process (None before the first)."

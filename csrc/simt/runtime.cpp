@@ -235,7 +235,7 @@ struct VkSimtRecord {
   long long index;
   unsigned grid[3], block[3];
   long long smem, blocks, threads;
-  unsigned long long ld_ops, ld_bytes, st_ops, st_bytes, atomics, barriers, collectives, switches;
+  unsigned long long ld_ops, ld_bytes, st_ops, st_bytes, atomics, barriers, collectives, switches, mma;
   long long wall_ns;
   int workers, ntensors;
   unsigned long long t_ld[32], t_st[32];
@@ -1275,6 +1275,7 @@ VK_SIMT_API void vk_simt_collective(CollArgs* a, const char* file, int line) {
     chain_join(w, wp * 32, std::min(32, B.n - wp * 32), m);
     rc_collective(w, wp, done.kind, done.param, m, __builtin_return_address(0));
     w->view.c.collectives++;
+    w->view.c.mma += done.kind == kMma;
     for (int l = 0; l < 32; ++l) {
       if (!(m >> l & 1) || l == lane) continue;
       Fiber& o = w->fibers[size_t(wp) * 32 + size_t(l)];
@@ -1605,7 +1606,7 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     const Counters& c = w->view.c;
     r.ld_ops += c.ld_ops; r.ld_bytes += c.ld_bytes; r.st_ops += c.st_ops; r.st_bytes += c.st_bytes;
     r.atomics += c.atomics; r.barriers += c.barriers; r.collectives += c.collectives;
-    r.switches += c.switches;
+    r.switches += c.switches; r.mma += c.mma;
     for (int i = 0; i < kMaxTensors; ++i) { r.t_ld[i] += w->t_ld[i]; r.t_st[i] += w->t_st[i]; r.t_pre[i] += w->t_pre[i]; }
     r.chain_wait_max = std::max(r.chain_wait_max, w->chain_wait_max); r.waited_ctas += w->waited_ctas;
     if (w->chain_ctas) {

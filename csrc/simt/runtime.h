@@ -30,6 +30,7 @@ struct Counters {
   uint64_t barriers;              // completed block barriers (__syncthreads and friends)
   uint64_t collectives;           // completed warp collectives (shuffle, vote, ldmatrix, mma, ...)
   uint64_t switches;              // fiber switches
+  uint64_t mma;                   // completed mma.sync (warp instructions; also among the collectives)
 };
 
 // The part of a worker's state that inline code in extensions reads directly.
