@@ -17,12 +17,13 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
            'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'SPLIT_FIXED_BYTES', 'KV_TILE_BYTES',
-           'RULE_MAX_WORK', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas',
-           'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace',
-           'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule', 'schedule_status',
-           'builtin_knobs', 'schedule_knobs', 'balance_tiles', 'planning_device_name', 'balance_q10', 'split_knobs',
-           'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch', 'overlap_combine',
-           'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
+           'RULE_MAX_WORK', 'FRAGMENTS_M', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served',
+           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
+           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule',
+           'schedule_status', 'builtin_knobs', 'schedule_knobs', 'live_fragments', 'balance_tiles',
+           'planning_device_name', 'balance_q10', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
+           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
+           'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -391,16 +392,24 @@ KV_TILE_BYTES = BLOCK_N * HEAD_DIM_QK * 2                                   # 18
 _RULE_UNIT = math.gcd(SPLIT_FIXED_BYTES, KV_TILE_BYTES)   # 4,608, as paged_kernel.cuh's kRuleUnit: the rule's integers count 73 and 4 of them
 RULE_MAX_WORK = 1 << 44                    # past this many tile-rows the rule is off (a batch no memory holds; the kernel's 128-bit range)
 
-def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int) -> int:
+FRAGMENTS_M = BLOCK_M // 16   # 16-row MMA fragments of an M tile: the kernel skips the MMAs of those without a live row
+
+def live_fragments(rows:int) -> int:
+    "16-row fragments of a request's fullest M tile that hold a live row (`rows` = its drafts x heads): 1-4, the tile's tensor work in quarters."
+    return min(FRAGMENTS_M, -(-rows // 16))
+
+def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int, live16:int=FRAGMENTS_M) -> int:
     """The live-work rule's chunk, as the plan kernel computes it (`balance_tiles` in paged_kernel.cuh), 0 when off. For W tile-rows of
-    work (M tiles x 16-key tiles) and R live rows x tiles, one split's SM spends C tiles of tensor time, and the batch's L2 time is
+    work (M tiles x 16-key tiles) and R live rows x tiles, one split's SM spends f C tiles of tensor time (f = live16 / 4: the batch's
+    most live 16-row fragments of an M tile, whose MMAs alone the kernel issues), and the batch's L2 time is
     L2(C) = balance x R / (64 C) + balance x (4 / 73) x W tile-times (each split's Q rows and partials, for its live rows; every M
-    tile's keys). The chunk that least takes max(C, L2(C)): the least C* with C* >= L2(C*), or C* - 1 where L2(C* - 1) < C*."""
+    tile's keys). The chunk that least takes max(f C, L2(C)): the least C* with f C* >= L2(C*), or C* - 1 where L2(C* - 1) < f C*."""
     W, R, q = work_tiles, live_row_tiles, balance_q10
     if q <= 0 or W <= 0 or R <= 0 or W >= RULE_MAX_WORK or R >= RULE_MAX_WORK: return 0
+    f = live16 if 1 <= live16 <= FRAGMENTS_M else FRAGMENTS_M
     fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
-    a, b, F = R * q * fx, W * q * BLOCK_M * kv, BLOCK_M * 1024 * fx   # every term x F, exact
-    x, y = W * q * kv / (2 * 1024 * fx), R * q / (BLOCK_M * 1024)
+    a, b, F = R * q * fx * FRAGMENTS_M, W * q * BLOCK_M * kv * FRAGMENTS_M, BLOCK_M * 1024 * fx * f   # every term x F / f, exact
+    x, y = W * q * kv * FRAGMENTS_M / (2 * 1024 * fx * f), R * q * FRAGMENTS_M / (BLOCK_M * 1024 * f)
     c = max(1, int(x + math.sqrt(x * x + y)))   # a guess: the positive root of C^2 = y + 2 x C
     while F * c * c < a + b * c: c += 1
     while c > 1 and F * (c - 1) ** 2 >= a + b * (c - 1): c -= 1

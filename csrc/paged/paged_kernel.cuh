@@ -9,13 +9,17 @@
 //      16 latent rows (16 x 1152 B) into shared memory; the tile serves as K and its first 512 columns
 //      as V (v_buffer is a view of k_buffer: never loaded twice).
 //   2. S = Q K^T with mma.sync m16n8k16: Q lives in registers (loaded once per CTA straight from global
-//      memory in A-fragment layout); 8 warps = 2 (32 rows) x 4 (144-dim slices); each warp writes its
-//      partial S (fp32) to shared memory.
+//      memory in A-fragment layout); 8 warps = 2 (32 rows) x 4 (144-dim slices), warp w on rows
+//      32 (w / 4) (so the four warps of each row half sit on the SM's four sub-partitions); each warp
+//      writes its partial S (fp32) to shared memory.
 //   3. Softmax: 256 threads, one row x 4 keys each: sum the 4 partials, scale (x k_scale for prefix
 //      keys), logit cap, tree mask (draft bits packed on the device at CTA start), online max/sum in
 //      registers; P (bf16, x v_scale for prefix keys) and the row rescale factor go to shared memory.
 //   4. O = alpha O + P V with mma.sync: warp w owns all 64 rows x Dv columns [64w, 64w + 64) (128 fp32
 //      accumulators a thread); P through ldmatrix, V through ldmatrix.trans from the same K tile.
+// The MMAs of a 16-row fragment that holds no row of the request (the last M tile of n x H < 64 rows,
+// e.g. 32 at n = 4, H = 8) are skipped, in steps 2 and 4 alike: every sub-partition then issues
+// 34 HMMA a tile for each live fragment, instead of 136 whatever the rows (block-uniform branches).
 // A request whose keys were split writes normalized fp32 partials + LSE to a workspace and
 // paged_verify_combine_kernel merges them; an unsplit one writes o (bf16) and lse directly.
 // The split schedule is computed on the device, once per batch, by paged_verify_plan_kernel (one CTA):
@@ -133,23 +137,32 @@ __device__ __forceinline__ int64_t block_exclusive_scan(int64_t v, int64_t* scra
   return before + x - v;
 }
 
-// The sums of two values, one a thread, over the block (*total_a, *total_b); `scratch` holds 2 x kThreads / 32. Two barriers.
+// The sums of two values and the largest of a third, one each a thread, over the block (*total_a, *total_b, *max_c);
+// `scratch` holds 3 x kThreads / 32. Two barriers.
 template <int kThreads>
-__device__ __forceinline__ void block_sum2(int64_t a, int64_t b, int64_t* scratch, int64_t* total_a, int64_t* total_b) {
+__device__ __forceinline__ void block_sum2_max(int64_t a, int64_t b, int64_t c, int64_t* scratch, int64_t* total_a, int64_t* total_b,
+                                               int64_t* max_c) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  constexpr int kW = kThreads / 32;
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) {
     a += __shfl_xor_sync(0xffffffffu, (long long)a, off);
     b += __shfl_xor_sync(0xffffffffu, (long long)b, off);
+    const int64_t co = __shfl_xor_sync(0xffffffffu, (long long)c, off);
+    c = co > c ? co : c;
   }
-  if (lane == 0) { scratch[warp] = a; scratch[kThreads / 32 + warp] = b; }
+  if (lane == 0) { scratch[warp] = a; scratch[kW + warp] = b; scratch[2 * kW + warp] = c; }
   __syncthreads();
-  int64_t sa = 0, sb = 0;
+  int64_t sa = 0, sb = 0, mc = scratch[2 * kW];
 #pragma unroll
-  for (int w = 0; w < kThreads / 32; ++w) { sa += scratch[w]; sb += scratch[kThreads / 32 + w]; }
+  for (int w = 0; w < kW; ++w) {
+    sa += scratch[w]; sb += scratch[kW + w];
+    mc = scratch[2 * kW + w] > mc ? scratch[2 * kW + w] : mc;
+  }
   __syncthreads();
   *total_a = sa;
   *total_b = sb;
+  *max_c = mc;
 }
 
 // One request's sizes from the live index arrays, clamped so that they can never address outside the
@@ -212,29 +225,34 @@ __device__ __forceinline__ bool plan_field_matches(const PagedVerifyParams& p, i
 // tile only - and each M tile's keys once. In units of one tile's tensor time on an SM:
 //   L2(C) = balance x R / (64 C) + balance x (kKvTileBytes / kSplitFixedBytes) x W,
 // R = sum_b live rows_b x ktiles_b, W = sum_b mtiles_b x ktiles_b, balance = kSplitFixedBytes / (L2 bandwidth x one tile's
-// tensor time) (bench.split_balance derives it for a card). The chunk is the C that least takes max(C, L2(C)): the least C*
-// with C* >= L2(C*), or C* - 1 where L2(C* - 1) < C*. Exact in 128-bit integers (every term x 64 x 1024 x 73) after a float
-// guess, so that the device, the emulator and the Python mirrors (paged.balance_tiles, bench.paged_schedule) agree to the
-// tile; 0 when off, and past 2^44 tile-rows (a batch no memory holds).
+// tensor time) (bench.split_balance derives it for a card). A CTA's tile costs f = live16 / 4 of a full one, live16 the
+// batch's most live 16-row fragments in an M tile (1-4; the main kernel skips the MMAs of the others). The chunk is the C
+// that least takes max(f C, L2(C)), i.e. max(C, L2(C) / f): the least C* with f C* >= L2(C*), or C* - 1 where
+// L2(C* - 1) < f C*. Exact in 128-bit integers (every term x 4 x 64 x 1024 x 73) after a float guess, so that the device,
+// the emulator and the Python mirrors (paged.balance_tiles, bench.paged_schedule) agree to the tile; 0 when off, and past
+// 2^44 tile-rows (a batch no memory holds).
 constexpr int64_t kSplitFixedBytes = 64 * (kHeadDimQK * 2 + 2 * (kHeadDimV + 1) * 4);  // 336,384: 64 Q rows; partials + LSE, out and back
 constexpr int64_t kKvTileBytes = 16 * kHeadDimQK * 2;                                    // 18,432: one 16-key tile of bf16 cache rows
 constexpr int64_t kRuleUnit = 4608;                                                      // their greatest common divisor: 73 and 4 units
 constexpr int64_t kRuleMaxWork = int64_t(1) << 44;
 static_assert(kSplitFixedBytes / kRuleUnit == 73 && kKvTileBytes / kRuleUnit == 4 && kSplitFixedBytes % kRuleUnit == 0 &&
               kKvTileBytes % kRuleUnit == 0, "the rule's byte ratio");
-__device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balance_q10) {
+constexpr int kFragmentsM = 4;  // 16-row MMA fragments of a 64-row M tile
+__device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balance_q10, int live16) {
   if (balance_q10 <= 0 || W <= 0 || R <= 0 || W >= kRuleMaxWork || R >= kRuleMaxWork) return 0;
+  if (live16 < 1 || live16 > kFragmentsM) live16 = kFragmentsM;
   typedef __int128 wide;
   constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
-  const wide a = wide(R) * balance_q10 * kFixed;   // balance x R / 64, x F
-  const wide b = wide(W) * balance_q10 * (64 * kKv);  // balance x (4 / 73) x W, x F
-  const wide F = wide(64 * 1024 * kFixed);
-  const float x = float(W) * float(balance_q10) * float(kKv) / float(2 * 1024 * kFixed), y = float(R) * float(balance_q10) / float(64 * 1024);
+  const wide a = wide(R) * balance_q10 * (kFixed * kFragmentsM);      // balance x R / 64, x F / f
+  const wide b = wide(W) * balance_q10 * (64 * kKv * kFragmentsM);   // balance x (4 / 73) x W, x F / f
+  const wide F = wide(64 * 1024 * kFixed) * live16;                   // F = 4 x 64 x 1024 x 73 x f
+  const float x = float(W) * float(balance_q10) * float(kKv * kFragmentsM) / float(2 * 1024 * kFixed * live16),
+              y = float(R) * float(balance_q10) * float(kFragmentsM) / float(64 * 1024 * live16);
   int64_t c = int64_t(x + sqrtf(x * x + y));  // the positive root of C^2 = y + 2 x C
   if (c < 1) c = 1;
   while (F * c * c < a + b * c) ++c;
   while (c > 1 && F * (c - 1) * (c - 1) >= a + b * (c - 1)) --c;
-  if (c > 1 && a + b * (c - 1) < F * c * (c - 1)) --c;  // C* - 1's L2 time is shorter than C*'s tensor time
+  if (c > 1 && a + b * (c - 1) < F * c * (c - 1)) --c;  // C* - 1's L2 time is shorter than C*'s tensor time (both / f)
   return c;
 }
 
@@ -248,12 +266,12 @@ __device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balan
 constexpr int kPlanThreads = 256;
 
 __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const PagedVerifyParams p) {
-  __shared__ int64_t scratch[2 * kPlanThreads / 32];
+  __shared__ int64_t scratch[3 * kPlanThreads / 32];
   const int tid = threadIdx.x;
   const int64_t H = p.num_heads;
-  // pass 1: total work (tile-rows, and live rows x tiles), and whether qo_indptr is non-decreasing over the whole batch
-  // (row ownership)
-  int64_t w_local = 0, r_local = 0;
+  // pass 1: total work (tile-rows, and live rows x tiles), the most live 16-row fragments of an M tile, and whether
+  // qo_indptr is non-decreasing over the whole batch (row ownership)
+  int64_t w_local = 0, r_local = 0, f_local = 0;
   int qo_unordered = 0;
   for (int b = tid; b < p.batch; b += kPlanThreads) {
     const RequestDims r = request_dims(p, b);
@@ -261,16 +279,18 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
       const int64_t ktiles = (r.L + r.n + 15) / 16;
       w_local += ((r.n * H + 63) / 64) * ktiles;
       r_local += r.n * H * ktiles;
+      const int64_t rows16 = (r.n * H + 15) / 16, f = rows16 < kFragmentsM ? rows16 : kFragmentsM;
+      if (f > f_local) f_local = f;
     }
     if (b > 0 && load_index(p.qo_indptr, b) < load_index(p.qo_indptr, b - 1)) qo_unordered = 1;
   }
   const int batch_unordered = __syncthreads_or(qo_unordered);
-  int64_t W = 0, R = 0;
-  block_sum2<kPlanThreads>(w_local, r_local, scratch, &W, &R);
+  int64_t W = 0, R = 0, live16 = 0;
+  block_sum2_max<kPlanThreads>(w_local, r_local, f_local, scratch, &W, &R, &live16);
   const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
   int64_t C = (W + target - 1) / target;
   if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
-  const int64_t Cb = balance_tiles(W, R, p.split_balance_q10);
+  const int64_t Cb = balance_tiles(W, R, p.split_balance_q10, int(live16));
   if (C < Cb) C = Cb;
   if (C < 1) C = 1;
 
@@ -464,6 +484,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int rows = w.n * H;                          // folded rows of the request
   const int row0 = w.m_tile * Tr::kBlockM;           // first folded row of this M tile
   const int tok0 = row0 / H;                         // first token of this M tile
+  // rows of this M tile that hold a (token, head) of the request: the MMAs of 16-row fragments past them are skipped
+  const int live_rows = rows - row0 < Tr::kBlockM ? rows - row0 : Tr::kBlockM;
   const int ntiles = (nkeys + kBlockN - 1) / kBlockN;
 
   // ---------------------------------------------------------------- K/V tile loader
@@ -549,7 +571,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 
   // Q fragments straight from global memory (A layout of m16n8k16): rows wm*32 + i*16 + {g, g+8},
   // dims wd*144 + 16 s + {2 t4, 2 t4 + 8}. Rows past the request are zero.
-  const int wm = warp % Tr::kWarpsM, wd = warp / Tr::kWarpsM;
+  const int wm = warp / Tr::kWarpsD, wd = warp % Tr::kWarpsD;  // a row half's four warps: one a sub-partition (warp % 4)
   uint32_t qf[Tr::kMTilesQK][Tr::kKStepsQK][4];
 #pragma unroll
   for (int i = 0; i < Tr::kMTilesQK; ++i) {
@@ -652,9 +674,10 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     }
 
     // ---- partial S = Q[32 rows, 144 dims] K[16 keys, 144 dims]^T of this warp, one 8-key half at a
-    // time (8 accumulators live instead of 16)
+    // time (8 accumulators live instead of 16); a warp whose 32 rows are all past the request reads no K
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
+      if (wm * (16 * Tr::kMTilesQK) >= live_rows) break;
       float sacc[Tr::kMTilesQK][4];
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesQK; ++i)
@@ -676,6 +699,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
         const uint32_t b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 #pragma unroll
         for (int i = 0; i < Tr::kMTilesQK; ++i) {
+          if (wm * (16 * Tr::kMTilesQK) + i * 16 >= live_rows) continue;  // a fragment without a live row
           vk::mma_bf16_16816(sacc[i], qf[i][s], b0, sacc[i]);
           if (s + 1 < Tr::kKStepsQK) vk::mma_bf16_16816(sacc[i], qf[i][s + 1], b1, sacc[i]);
         }
@@ -683,6 +707,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesQK; ++i) {
         const int r = wm * (16 * Tr::kMTilesQK) + i * 16 + g;
+        if (r - g >= live_rows) continue;  // never read: the softmax reads live rows only
         *reinterpret_cast<float2*>(s_part + s_index(wd, r, 8 * j + 2 * t4)) = make_float2(sacc[i][0], sacc[i][1]);
         *reinterpret_cast<float2*>(s_part + s_index(wd, r + 8, 8 * j + 2 * t4)) = make_float2(sacc[i][2], sacc[i][3]);
       }
@@ -706,10 +731,12 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     // ---- softmax of row sm_row, keys 4 sm_c4 .. + 3
     {
       float x[4] = {0.f, 0.f, 0.f, 0.f};
+      if (sm_ok) {  // a row past the request: its fragment's scores may not have been computed; all its keys are masked
 #pragma unroll
-      for (int d = 0; d < Tr::kWarpsD; ++d) {
-        const float4 v = *reinterpret_cast<const float4*>(s_part + s_index(d, sm_row, 4 * sm_c4));
-        x[0] += v.x; x[1] += v.y; x[2] += v.z; x[3] += v.w;
+        for (int d = 0; d < Tr::kWarpsD; ++d) {
+          const float4 v = *reinterpret_cast<const float4*>(s_part + s_index(d, sm_row, 4 * sm_c4));
+          x[0] += v.x; x[1] += v.y; x[2] += v.z; x[3] += v.w;
+        }
       }
       float vs[4];
 #pragma unroll
@@ -769,6 +796,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       }
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesPV; ++i) {
+        if (16 * i >= live_rows) continue;  // no live row: its accumulators stay 0 and are never stored
         uint32_t pa[4];
         // ldmatrix x4: matrices (rows 0-7, keys 0-7), (rows 8-15, keys 0-7), (rows 0-7, keys 8-15), (rows 8-15, keys 8-15)
         const int prow = 16 * i + 8 * ((lane >> 3) & 1) + (lane & 7), pcol = 8 * (lane >> 4);
