@@ -98,7 +98,8 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
     kt = [math.ceil((L + k) / BLOCK_N) if k > 0 else 0 for L, k in zip(Ls, ns)]
     W = sum(m * t for m, t in zip(mt, kt))
     R = sum(k * H * t for k, t in zip(ns, kt))   # live rows x tiles: the rule prices a split's fixed bytes by its live rows
-    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, R, paged.balance_q10(balance)), 1)
+    live16 = max((paged.live_fragments(k * H) for k in ns if k > 0), default=paged.FRAGMENTS_M)   # a tile's tensor work, in quarters
+    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, R, paged.balance_q10(balance), live16), 1)
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
     ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
@@ -113,7 +114,7 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
                 entries.append((b, m, s, first + s * mt[b] + m if splits > 1 else -1))
                 ctas.append(dict(b=b, split=s, mt=m, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre, index_start=kv0 + k0,
                                  tiles=math.ceil((k1 - k0) / BLOCK_N), draft_tiles=math.ceil((k1 - k0) / BLOCK_N) - pre // BLOCK_N,
-                                 reaches_drafts=k1 - k0 > pre, split_request=splits > 1))
+                                 reaches_drafts=k1 - k0 > pre, split_request=splits > 1, live_rows=min(BLOCK_M, k * H - m * BLOCK_M)))
         if splits > 1: slot += splits * mt[b]
         q += k; kv0 += L
     table = dict(chunk_tiles=C, ctas_used=len(ctas), slots_used=slot, requests=requests,
@@ -149,26 +150,28 @@ def schedule_features(sch:dict) -> dict:
                                      for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}),   # (M tiles of a split share theirs)
                 first_tile_keys=sum(min(x['prefix_keys'], BLOCK_N) for x in c))   # the first tile's slots the run check copies (and the main kernel loads no more)
 
-def hmma_per_tile() -> int:
-    "mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16)."
-    return (BLOCK_M // 16) * (BLOCK_N // 8) * (HEAD_DIM_QK // 16) + (BLOCK_M // 16) * (HEAD_DIM_V // 8) * (BLOCK_N // 16)
+def hmma_per_tile(live16:int=paged.FRAGMENTS_M) -> int:
+    """mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16), for the `live16` 16-row
+    fragments of its M tile that hold a live row (the kernel skips the others' MMAs; 4: a full tile)."""
+    return live16 * ((BLOCK_N // 8) * (HEAD_DIM_QK // 16) + (HEAD_DIM_V // 8) * (BLOCK_N // 16))
 
-def smem_bytes_per_tile() -> dict:
-    """Shared-memory bytes one CTA moves per 16-key tile, by the tile arithmetic (the emulator does not count shared accesses). Checked
-    below: the ldmatrix terms against the SASS main loop's LDSM, byte for byte; the cp.async fill against the emulator's counted
-    global bytes of the same copies and the loop's LDGSTS.128; the fp32 S partials' stores and loads against its STS.64 / LDS.128."""
-    warps = THREADS // 32
+def smem_bytes_per_tile(live_rows:int=BLOCK_M) -> dict:
+    """Shared-memory bytes one CTA moves per 16-key tile, by the tile arithmetic (the emulator does not count shared accesses), for an M
+    tile of `live_rows` live rows (the fragments without one skip their K and P reads). Checked below for a full tile: the ldmatrix terms
+    against the SASS main loop's LDSM, byte for byte; the cp.async fill against the emulator's counted global bytes of the same copies and
+    the loop's LDGSTS.128; the fp32 S partials' stores and loads against its STS.64 / LDS.128."""
+    warps, f = THREADS // 32, paged.live_fragments(live_rows)
     return dict(kv_fill=BLOCK_N * HEAD_DIM_QK * 2,                    # cp.async rows into the ring
-                k_ldmatrix=2 * BLOCK_N * HEAD_DIM_QK * 2,             # 2 row-warps x (16 keys x 576) through ldmatrix
-                s_partials=2 * 4 * BLOCK_M * BLOCK_N * 4,             # 4 dim-slices of 64 x 16 fp32 written, then read
-                p_tile=BLOCK_M * BLOCK_N * 2 * (1 + warps),           # P written once, read by every warp
+                k_ldmatrix=(2 if f > 2 else 1) * BLOCK_N * HEAD_DIM_QK * 2,   # the row-warps with a live row x (16 keys x 576) through ldmatrix
+                s_partials=4 * (16 * f + live_rows) * BLOCK_N * 4,    # 4 dim-slices of fp32 scores: the live fragments' written, live rows' read
+                p_tile=BLOCK_N * 2 * (BLOCK_M + 16 * f * warps),      # P written once, its live fragments read by every warp
                 v_ldmatrix=BLOCK_N * HEAD_DIM_V * 2,                  # each warp its 64 columns of the 16 V rows
-                alpha=BLOCK_M * 4 * (1 + warps))                      # row rescale written, read by every warp
+                alpha=4 * (BLOCK_M + 16 * f * warps))                 # row rescale written, its live fragments' read by every warp
 
 # %% ../nbs/90_bench.ipynb #853e9270
 TRACED = ('q_extend', 'k_extend', 'v_extend', 'o_extend', 'k_buffer', 'kv_indices', 'custom_mask', 'qo_indptr', 'kv_indptr', 'mask_indptr')
 PLAN_ARGS = ('qo_indptr', 'kv_indptr', 'kv_indices', 'custom_mask', 'mask_indptr', 'max_len_extend')   # plan_verify's positional arguments
-LAUNCH_COUNTERS = ('barriers', 'collectives', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
+LAUNCH_COUNTERS = ('barriers', 'collectives', 'mma', 'ld_ops', 'ld_bytes', 'st_ops', 'st_bytes', 'atomics')
 ROLES = {'paged_verify_plan_kernel': 'plan', 'paged_verify_runs_kernel': 'runs', 'paged_verify_run_check_kernel': 'run_check', 'paged_verify_kernel': 'main',
          'paged_verify_combine_kernel': 'combine'}   # run_check: each CTA's run_first in its work descriptor, from the adjacency bits
 BATCH_ROLES, LAYER_ROLES = ('plan', 'runs', 'run_check'), ('main', 'combine')   # once a forward batch; every layer
@@ -301,8 +304,8 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 7   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
-                     # 6 the chain at the wait (programmatic combine); 7 the first tile's slots copied by the run check
+COUNTS_VERSION = 8   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
+                     # 6 the chain at the wait (programmatic combine); 7 the first tile's slots copied by the run check; 8 mma.sync counted apart
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -360,12 +363,17 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     glob = sum(g(f'{k}.{x}') for k in LAYER_ROLES for x in ('ld_bytes', 'st_bytes'))
     tiles = sum(x['tiles'] for x in sch['ctas'])
     busiest = max(max(x['tiles'] for x in sch['ctas']), math.ceil(tiles / gpu['sms']))
+    # the busiest SM's work in full tiles' worth: the longest CTA's, or the SM's whole tiles at the grid's mean cost a tile (an M tile
+    # with fewer than 64 live rows issues the MMAs and shared reads of its live 16-row fragments only)
     smem_tile = sum(smem_bytes_per_tile().values())
+    cost = lambda per: max(max(x['tiles'] * per(x) for x in sch['ctas']), math.ceil(tiles / gpu['sms']) * sum(x['tiles'] * per(x) for x in sch['ctas']) / tiles)
+    busiest_mma = cost(lambda x: hmma_per_tile(paged.live_fragments(x['live_rows'])) / hmma_per_tile())
+    busiest_smem = cost(lambda x: sum(smem_bytes_per_tile(x['live_rows']).values()) / smem_tile)
     l2d = _l2_fields(l2)
     t_dram = (dram if l2 is None else l2d['l2_dram_MB'] * 1e6) / gpu['dram_Bps']
     t_l2 = l2d['l2_traffic_MB'] * 1e6 / gpu['l2_Bps'] if l2 is not None and gpu.get('l2_Bps') else math.nan   # every CTA's sectors through L2
-    t_mma = busiest * hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])   # the peak of the instruction it issues
-    t_smem = busiest * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
+    t_mma = busiest_mma * hmma_per_tile() * MMA_FLOPS / (gpu['mma_sync_flops'] / gpu['sms'])   # the peak of the instruction it issues
+    t_smem = busiest_smem * smem_tile / (SMEM_BYTES_PER_CLK * gpu['boost_hz'])
     terms = dict(dram=t_dram, tensor=t_mma, smem=t_smem, **({} if math.isnan(t_l2) else dict(l2=t_l2)))
     # latency (issue 30): every kernel of the layer is one launch of a captured graph, and each CTA waits for its chain of dependent
     # loads before its first cp.async; the kernels run one after another, so their chains add. One wave of CTAs (~1 an SM): the
@@ -380,9 +388,10 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     lat = gpu['dram_latency_ns'] * 1e-9
     t_lat = exposed * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
     return dict(min_tiles=min_tiles, split_balance=balance, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
+                busiest_sm_mma_tiles=busiest_mma,
                 launches=launches, exposed_launches=exposed, combine_overlapped=overlap,
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_MB=g('main.loaded.k_buffer') / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
-                hmma=hmma_per_tile() * tiles, barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
+                hmma=sum(x['tiles'] * hmma_per_tile(paged.live_fragments(x['live_rows'])) for x in sch['ctas']), barriers=sum(g(f'{k}.barriers') for k in LAYER_ROLES),
                 collectives=sum(g(f'{k}.collectives') for k in LAYER_ROLES),
                 smem_MB=smem_tile * tiles / 1e6, t_dram_us=t_dram * 1e6, t_tensor_us=t_mma * 1e6, t_smem_us=t_smem * 1e6, t_l2_us=t_l2 * 1e6,
                 throughput_bound_us=max(terms.values()) * 1e6, chain_depth_main=depth['main'], chain_depth_combine=depth['combine'],
