@@ -519,7 +519,8 @@ def load_inline(name:str,  # extension name (the emulated module is `<name>_simt
                 fidelity:bool=True,  # False: without `FIDELITY_FLAGS` and the static-shared poison (module `<name>_simt_lax`: the negative controls)
                 **kwargs):  # extra_ldflags, with_pytorch_error_handling, no_implicit_headers, keep_intermediates, ...
     "`torch.utils.cpp_extension.load_inline` for the host SIMT emulator: returns a module whose functions run the kernels on CPU tensors."
-    from torch.utils.cpp_extension import load, _get_build_directory
+    cx = torch_cpp_extension()   # not `from torch.utils.cpp_extension import ...`: a first import there prints torch's "No CUDA runtime" line
+    load, _get_build_directory = cx.load, cx._get_build_directory
     asan = _check_sanitize(sanitize) or _asan_loaded()  # in an ASan process everything is built with ASan
     if racecheck and asan: raise ValueError("racecheck=True and AddressSanitizer do not combine (one instrumentation a build)")
     runtime('address' if asan else None)  # loaded (RTLD_GLOBAL) before any extension that uses it
