@@ -15,20 +15,20 @@ from .paged import (BLOCK_M, BLOCK_N, HEAD_DIM_QK, HEAD_DIM_V, HOOK_ARG_NAMES, M
 __all__ = ['PREFIXES', 'DRAFTS', 'HEADS', 'BATCHES', 'DRAM_LATENCY_NS_GB202', 'RTX_PRO_6000_L2_BPS', 'DRAM_LATENCY_NS_H100',
            'LAUNCH_US_GRAPH', 'H200_L2_BPS', 'GPUS', 'SMEM_BYTES_PER_CLK', 'FEATURES', 'RUN_CHECK_THREADS',
            'RUNS_THREADS', 'TRACED', 'PLAN_ARGS', 'LAUNCH_COUNTERS', 'ROLES', 'BATCH_ROLES', 'LAYER_ROLES',
-           'CHAIN_COUNTERS', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE', 'VLLM_BLOCK_H', 'VLLM_MIN_WORK_PER_SPLIT',
-           'VLLM_SPLIT_OCCUPANCY', 'L2_REPLAY_MAX_TILES', 'B12X_RELEASE', 'PEERS', 'MODEL_LABEL', 'MIN_TILES',
-           'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS', 'SCHEDULE_BUDGET_S',
-           'SCHEDULE_BALANCE_SCALES', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec', 'paged_schedule',
-           'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role', 'emulator_counts', 'CountModel',
-           'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine', 'paged_bound', 'roofline_us',
-           'split_balance', 'triton_bound', 'vllm_splits', 'vllm_traffic', 'layer_sectors', 'l2_replay',
-           'l2_sectors_replayed', 'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla', 'vllm_triton_mla', 'device_info',
-           'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall', 'b12x_dense_mla', 'peer_limits',
-           'peer_installed', 'peer_table', 'load_measured', 'model_rows', 'measured_rows', 'split_sweep',
-           'split_model_rows', 'split_table', 'schedule_knob_sets', 'knob_label', 'schedule_sweep', 'schedule_winners',
-           'write_schedule', 'schedule_table', 'gpu_schedule_timer', 'emulator_schedule_timer', 'model_schedule_timer',
-           'overlap_ab', 'overlap_table', 'table', 'plot', 'save', 'run_measured', 'run_model', 'sweep_lists',
-           'add_parser', 'main', 'schedule_main']
+           'CHAIN_COUNTERS', 'CALIBRATION_BALANCE', 'COUNTS_VERSION', 'MMA_FLOPS', 'VLLM_RELEASE', 'VLLM_BLOCK_H',
+           'VLLM_MIN_WORK_PER_SPLIT', 'VLLM_SPLIT_OCCUPANCY', 'L2_REPLAY_MAX_TILES', 'B12X_RELEASE', 'PEERS',
+           'MODEL_LABEL', 'MIN_TILES', 'SCHEDULE_PREFIXES', 'SCHEDULE_HEADS', 'SCHEDULE_DRAFTS', 'SCHEDULE_FLOORS',
+           'SCHEDULE_BUDGET_S', 'SCHEDULE_BALANCE_SCALES', 'OVERLAP_SHAPES', 'Shape', 'shapes', 'gpu_spec',
+           'paged_schedule', 'schedule_features', 'hmma_per_tile', 'smem_bytes_per_tile', 'launch_role',
+           'emulator_counts', 'CountModel', 'fit_counts', 'validate', 'count_model', 'plan_bound', 'overlaps_combine',
+           'paged_bound', 'roofline_us', 'split_balance', 'triton_bound', 'vllm_splits', 'vllm_traffic',
+           'layer_sectors', 'l2_replay', 'l2_sectors_replayed', 'ncu_dram_bytes', 'chain_cache', 'flashinfer_mla',
+           'vllm_triton_mla', 'device_info', 'device_copy_GBps', 'batch_plan', 'sglang_triton', 'measure', 'PeerCall',
+           'b12x_dense_mla', 'peer_limits', 'peer_installed', 'peer_table', 'load_measured', 'model_rows',
+           'measured_rows', 'split_sweep', 'split_model_rows', 'split_table', 'schedule_knob_sets', 'knob_label',
+           'schedule_sweep', 'schedule_winners', 'write_schedule', 'schedule_table', 'gpu_schedule_timer',
+           'emulator_schedule_timer', 'model_schedule_timer', 'overlap_ab', 'overlap_table', 'table', 'plot', 'save',
+           'run_measured', 'run_model', 'sweep_lists', 'add_parser', 'main', 'schedule_main']
 
 # %% ../nbs/90_bench.ipynb #8f94cd29
 PREFIXES, DRAFTS, HEADS, BATCHES = (4096, 16384, 65536, 131072), (8, 16, 32, 64), (8, 16), (1,)
@@ -89,9 +89,10 @@ def gpu_spec(name:str) -> dict:
 
 # %% ../nbs/90_bench.ipynb #977a61cb
 def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PER_SPLIT, max_len_extend:int|None=None,
-                   balance:float=0.0) -> dict:
+                   balance:float=0.0, row_halves:bool=True) -> dict:
     """The split schedule `paged_verify_plan_kernel` documents: each CTA's tiles and keys, and the whole plan table as
-    `VerifyPlan.table()` reads it back (`table`). `n`: drafts a request (an int, or one a request); `balance`: the live-work rule's (0: off)."""
+    `VerifyPlan.table()` reads it back (`table`). `n`: drafts a request (an int, or one a request); `balance`: the live-work rule's (0: off);
+    `row_halves`: whether the rule may take row halves (the knob)."""
     ns = [n] * len(Ls) if isinstance(n, int) else list(n)
     mle = max(ns, default=0) if max_len_extend is None else max_len_extend
     mt = [math.ceil(k * H / BLOCK_M) if k > 0 else 0 for k in ns]
@@ -99,8 +100,10 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
     W = sum(m * t for m, t in zip(mt, kt))
     R = sum(k * H * t for k, t in zip(ns, kt))   # live rows x tiles: the rule prices a split's fixed bytes by its live rows
     live16 = max((paged.live_fragments(k * H) for k in ns if k > 0), default=paged.FRAGMENTS_M)   # a tile's tensor work, in quarters
-    C = max(math.ceil(W / max(target_ctas, 1)), min_tiles, paged.balance_tiles(W, R, paged.balance_q10(balance), live16), 1)
+    pt = [paged.request_parts(k * H, True) if k > 0 else 0 for k in ns]   # CTAs a split would take in row halves
+    W2 = sum(p * t for p, t in zip(pt, kt))
     grid = target_ctas + len(Ls) * math.ceil(mle * H / BLOCK_M)
+    C, halves = paged.split_rule(W, R, W2, sum(pt), live16, paged.balance_q10(balance), target_ctas, min_tiles, grid, row_halves)
     ctas, plan, requests, entries, slot, q, kv0 = [], [], [], [], 0, 0, 0
     for b, (L, k) in enumerate(zip(Ls, ns)):
         splits = math.ceil(kt[b] / C) if k > 0 else 0
@@ -111,21 +114,23 @@ def paged_schedule(Ls, n:int, H:int, target_ctas:int, min_tiles:int=MIN_TILES_PE
             k0, k1 = s * C * BLOCK_N, min((s + 1) * C * BLOCK_N, L + k)
             pre = max(0, min(L - k0, k1 - k0))
             for m in range(mt[b]):
-                entries.append((b, m, s, first + s * mt[b] + m if splits > 1 else -1))
-                ctas.append(dict(b=b, split=s, mt=m, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre, index_start=kv0 + k0,
-                                 tiles=math.ceil((k1 - k0) / BLOCK_N), draft_tiles=math.ceil((k1 - k0) / BLOCK_N) - pre // BLOCK_N,
-                                 reaches_drafts=k1 - k0 > pre, split_request=splits > 1, live_rows=min(BLOCK_M, k * H - m * BLOCK_M)))
+                live = min(BLOCK_M, k * H - m * BLOCK_M)            # row halves: two CTAs for a tile of more than 32 live rows
+                for part, rows in ([(1, BLOCK_M // 2), (2, live - BLOCK_M // 2)] if halves and live > BLOCK_M // 2 else [(0, live)]):
+                    entries.append((b, m | part << paged.ROW_PART_SHIFT, s, first + s * mt[b] + m if splits > 1 else -1))
+                    ctas.append(dict(b=b, split=s, mt=m, part=part, keys=k1 - k0, prefix_keys=pre, draft_keys=k1 - k0 - pre, index_start=kv0 + k0,
+                                     tiles=math.ceil((k1 - k0) / BLOCK_N), draft_tiles=math.ceil((k1 - k0) / BLOCK_N) - pre // BLOCK_N,
+                                     reaches_drafts=k1 - k0 > pre, split_request=splits > 1, live_rows=rows))
         if splits > 1: slot += splits * mt[b]
         q += k; kv0 += L
-    table = dict(chunk_tiles=C, ctas_used=len(ctas), slots_used=slot, requests=requests,
+    table = dict(chunk_tiles=C, ctas_used=len(ctas), slots_used=slot, row_halves=halves, requests=requests,
                  ctas=entries + [(-1, 0, 0, -1)] * (grid - len(entries)))
-    return dict(ctas=ctas, plan=plan, table=table, grid=grid, chunk=C, rows=sum(ns) * H,
+    return dict(ctas=ctas, plan=plan, table=table, grid=grid, chunk=C, row_halves=halves, rows=sum(ns) * H,
                 split_rows=sum(k * H for k, (_, s) in zip(ns, plan) if s > 1),
                 split_row_splits=sum(k * H * s for k, (_, s) in zip(ns, plan) if s > 1))
 
 FEATURES = ('launch', 'grid_ctas', 'ctas', 'split_ctas', 'draft_ctas', 'tiles', 'draft_tiles', 'prefix_keys', 'draft_keys', 'split_rows', 'split_row_splits',
             'kv_entries', 'runs_blocks', 'runs_warps', 'run_check_ctas', 'run_words', 'one_key_ctas', 'run_check_blocks', 'run_span_words',
-            'run_union_words', 'first_tile_keys')
+            'run_union_words', 'first_tile_keys', 'half_ctas', 'half_tiles', 'split_tail_keys')
 RUN_CHECK_THREADS = 256   # the run-check kernel's block: one warp a CTA of the main kernel's grid
 RUNS_THREADS = 256   # the runs kernel's block; its fixed grid (the target CTAs) strides over the live kv_indices entries, one adjacency word a warp
 
@@ -133,8 +138,10 @@ def schedule_features(sch:dict) -> dict:
     """The quantities every counted event is linear in (for fixed drafts, heads and batch): the tiles of the schedule, and the
     runs kernel's elements, blocks and warps, the CTAs that check their prefix keys' adjacency words (2+ prefix keys) and the
     distinct words they read: one a check, its first, on a shuffled cache (the benchmark's: a check stops at the first gap), and the
-    CTAs with one prefix key (a run by definition: its slot loaded once, by one thread, instead of by a tile's loaders), and the
-    prefix keys of every CTA's first tile (whose slots the run check copies into the plan)."""
+    CTAs with one prefix key (a run by definition: its slot loaded once, by one thread, instead of by a tile's loaders), the
+    prefix keys of every CTA's first tile (whose slots the run check copies into the plan), and the CTAs that take a row half of
+    an M tile and their tiles (each loads its half's Q rows and issues its half's MMAs: per CTA and per tile, other counts than a whole tile's),
+    and the prefix keys past each split's first tile, once a split (its M tiles and row halves read the same kv_indices entries)."""
     c = sch['ctas']
     return dict(launch=1, grid_ctas=sch['grid'], ctas=len(c), split_ctas=sum(x['split_request'] for x in c), draft_ctas=sum(x['reaches_drafts'] for x in c),
                 tiles=sum(x['tiles'] for x in c), draft_tiles=sum(x['draft_tiles'] for x in c),
@@ -148,7 +155,9 @@ def schedule_features(sch:dict) -> dict:
                                    for x in c if x['prefix_keys'] >= 2),                                             # word of its prefix keys
                 run_union_words=len({w for x in c if x['prefix_keys'] >= 2                  # the distinct adjacency words all the checks read
                                      for w in range(x['index_start'] >> 5, ((x['index_start'] + x['prefix_keys'] - 2) >> 5) + 1)}),   # (M tiles of a split share theirs)
-                first_tile_keys=sum(min(x['prefix_keys'], BLOCK_N) for x in c))   # the first tile's slots the run check copies (and the main kernel loads no more)
+                first_tile_keys=sum(min(x['prefix_keys'], BLOCK_N) for x in c),   # the first tile's slots the run check copies (and the main kernel loads no more)
+                half_ctas=sum(x['part'] > 0 for x in c), half_tiles=sum(x['tiles'] for x in c if x['part'] > 0),
+                split_tail_keys=sum(max(0, x['prefix_keys'] - BLOCK_N) for x in c if x['mt'] == 0 and x['part'] < 2))
 
 def hmma_per_tile(live16:int=paged.FRAGMENTS_M) -> int:
     """mma.sync m16n8k16 of one CTA on one 16-key tile: S = Q K^T (64 x 16 x 576) and O += P V (64 x 512 x 16), for the `live16` 16-row
@@ -208,27 +217,34 @@ def _emulator_inputs(N:int, n:int, H:int, bs:int, num_sms:int|None, seed:int) ->
     sms = num_sms or paged.target_ctas('simt', 'cpu')
     return d, sms, paged._aligned_bytes(paged.workspace_bytes(bs, H, n, 'simt', 'cpu', sms, kv_indices_len=d['kv_indices'].numel()), 'cpu')
 
-def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0) -> dict:
+def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0, balance:float=0.0) -> dict:
     """Run the paged kernels in the SIMT emulator on the benchmark's inputs (CPU) as a forward pass does - the plan kernel
     once, then one layer's call with that plan - and return every counted event, flat and by launch role, with the
-    plan table the device wrote (`table`)."""
+    plan table the device wrote (`table`). `balance`: the live-work rule's (0: the floor alone)."""
     from verify_kernel import simt
     d, sms, ws = _emulator_inputs(N, n, H, bs, num_sms, seed)
     reg = {k: d[k] for k in TRACED}
     with simt.trace(**reg, workspace=ws) as tp:      # once a batch
         plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
-                           min_tiles_per_split=min_tiles)
+                           min_tiles_per_split=min_tiles, split_balance=balance)
     with simt.trace(**reg, workspace=ws) as tl:      # one layer
         assert verify_attn_fwd(**d, plan=plan, check_args=False)
     return {**_role_counts(tp.launches, BATCH_ROLES), **_unique(tp, 'plan.'), **_role_counts(tl.launches, LAYER_ROLES), **_unique(tl),
             'table': plan.table()}
 
 # %% ../nbs/90_bench.ipynb #7705e638
+CALIBRATION_BALANCE = 0.047   # the live-work rule's balance of the calibration's last 15 runs (the RTX PRO 6000 model's): row halves where n x H > 32
+
 def _calibration_runs(N_max:int=320) -> list[tuple]:
-    "(N, num_sms, min_tiles) of the calibration set: split and unsplit, one to many tiles a split, drafts alone in a tile and not."
-    return [(1, 188, 8), (5, 188, 8), (40, 188, 8), (N_max, 188, 8), (N_max, 4, 1), (N_max, 2, 3), (N_max // 2, 7, 2),
-            (N_max // 3 + 1, 200, 1), (97, 3, 1), (N_max - 7, 13, 5), (150, 188, 1), (N_max, 1, 10**6),
-            (3 * N_max + 17, 188, 8), (2 * N_max + 101, 9, 2)]   # the last two: small batches (the runs kernel's grid is the target CTAs whatever the buffer)
+    """(N, num_sms, min_tiles, balance) of the calibration set: split and unsplit, one to many tiles a split, drafts alone in a tile and
+    not, and with the live-work rule (which takes row halves of M tiles where n x H > 32: their CTAs counted apart)."""
+    b = CALIBRATION_BALANCE
+    return [(1, 188, 8, 0), (5, 188, 8, 0), (40, 188, 8, 0), (N_max, 188, 8, 0), (N_max, 4, 1, 0), (N_max, 2, 3, 0), (N_max // 2, 7, 2, 0),
+            (N_max // 3 + 1, 200, 1, 0), (97, 3, 1, 0), (N_max - 7, 13, 5, 0), (150, 188, 1, 0), (N_max, 1, 10**6, 0),
+            (3 * N_max + 17, 188, 8, 0), (2 * N_max + 101, 9, 2, 0),   # these two: small batches (the runs kernel's grid is the target CTAs whatever the buffer)
+            (1, 188, 8, b), (40, 188, 8, b), (N_max, 188, 8, b), (N_max // 3 + 1, 200, 1, b), (N_max - 7, 13, 5, b), (150, 188, 1, b),
+            (3 * N_max + 17, 188, 8, b), (N_max * 5 // 8, 60, 1, b), (5, 188, 8, b), (33, 188, 1, b), (64, 188, 1, b), (N_max, 188, 1, b),
+            (N_max * 3 // 2 + 20, 40, 1, b), (2 * N_max, 30, 2, b), (N_max // 2, 7, 2, b)]
 
 @dataclasses.dataclass
 class CountModel:
@@ -270,10 +286,10 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
     "Read the counters' coefficients off emulator runs at small prefixes (least squares); every calibration run must be reproduced exactly."
     from tqdm.auto import tqdm
     X, Y, keys, chains = [], [], None, {}
-    for N, sms, mts in tqdm(_calibration_runs(), desc=f'emulating n={n} H={H} bs={bs}', disable=not progress, leave=False):
-        c = emulator_counts(N, n, H, bs, num_sms=sms, min_tiles=mts)
-        sch = paged_schedule([N] * bs, n, H, sms, mts)
-        _check_plan(c, sch, f"N={N}, num_sms={sms}, min_tiles={mts}")
+    for N, sms, mts, bal in tqdm(_calibration_runs(), desc=f'emulating n={n} H={H} bs={bs}', disable=not progress, leave=False):
+        c = emulator_counts(N, n, H, bs, num_sms=sms, min_tiles=mts, balance=bal)
+        sch = paged_schedule([N] * bs, n, H, sms, mts, balance=bal)
+        _check_plan(c, sch, f"N={N}, num_sms={sms}, min_tiles={mts}, balance={bal}")
         for k in [k for k in c if k.endswith(CHAIN_COUNTERS)]:     # depths are not linear in the tiles: the deepest of the runs
             chains[k] = max(chains.get(k, 0), c.pop(k))
         ks = sorted(k for k in c if k != 'table')
@@ -289,13 +305,13 @@ def fit_counts(n:int, H:int, bs:int=1, progress:bool=False) -> CountModel:
         coef[k] = cols
     return CountModel(n, H, bs, coef, len(X), chains)
 
-def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=None) -> dict:
+def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=None, balance:float=0.0) -> dict:
     """Emulate the kernels at prefix `N` and compare every counted event with the model's prediction, and the plan table with
     `paged_schedule`'s: {counter: (counted, predicted)} of those that differ ('table': (device's, model's) when the plans differ)."""
     sms = num_sms or paged.target_ctas('simt', 'cpu')
     mts = MIN_TILES_PER_SPLIT if min_tiles is None else min_tiles
-    c = emulator_counts(N, model.n, model.H, model.bs, num_sms=sms, min_tiles=mts)
-    sch = paged_schedule([N] * model.bs, model.n, model.H, sms, mts)
+    c = emulator_counts(N, model.n, model.H, model.bs, num_sms=sms, min_tiles=mts, balance=balance)
+    sch = paged_schedule([N] * model.bs, model.n, model.H, sms, mts, balance=balance)
     p = model.predict(schedule_features(sch))
     bad = {k: (c.get(k, 0), p.get(k, 0.0)) for k in (set(c) | set(p)) - {'table'} if abs(c.get(k, 0) - p.get(k, 0.0)) > 0.5
            and not (k.endswith(CHAIN_COUNTERS) and c.get(k, 0) <= p.get(k, 0.0))}   # a depth: the model's is the deepest calibration run's
@@ -304,8 +320,8 @@ def validate(model:CountModel, N:int, num_sms:int|None=None, min_tiles:int|None=
     return bad
 
 # %% ../nbs/90_bench.ipynb #0356aaa0
-COUNTS_VERSION = 8   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
-                     # 6 the chain at the wait (programmatic combine); 7 the first tile's slots copied by the run check; 8 mma.sync counted apart
+COUNTS_VERSION = 9   # the counters' layout: 1 one trace a call; 2 per launch role, the plan traced apart from the layer; 3 the runs kernel; 4 load chains; 5 run check;
+                     # 6 the chain at the wait (programmatic combine); 7 the first tile's slots copied by the run check; 8 mma.sync counted apart; 9 row halves (calibrated with the rule on)
 
 def _model_cache_key(n, H, bs) -> str:
     import hashlib
@@ -348,14 +364,14 @@ def overlaps_combine(gpu:dict) -> bool:
     return tuple(gpu['cc']) >= (9, 0)
 
 def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES_PER_SPLIT, overlap_combine:bool|None=None,
-                l2:dict|None=None, balance:float=0.0) -> dict:
+                l2:dict|None=None, balance:float=0.0, row_halves:bool=True) -> dict:
     """Counted events of one layer's call of the paged kernel (main + combine, the batch's plan reused) at `shape` on `gpu`,
     scaled from the emulator, and the lower bound on its time they imply; the batch's plan (plan + runs kernels, once a batch) beside it, apart.
     `overlap_combine` (None: `overlaps_combine(gpu)`): the combine is a programmatic launch, its launch and its chain up to its wait hidden.
     `l2`: the call's sector trace replayed through the card's L2 (`l2_replay`, below): the DRAM term takes its bytes (`l2_dram_MB`:
     reads missed, dirty sectors evicted, outputs still dirty) instead of the distinct bytes (`dram_MB`). `balance`: the live-work
-    rule's (chapter 03's `split_balance`; 0: the floor alone)."""
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance)
+    rule's (chapter 03's `split_balance`; 0: the floor alone); `row_halves`: whether the rule may take row halves (chapter 03's knob)."""
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance, row_halves=row_halves)
     c = model.predict(schedule_features(sch))
     g = lambda k: c.get(k, 0.0)
     tensors = sorted({k.split('.', 1)[1] for k in c if k.startswith('unique_')} - {'workspace'})
@@ -387,7 +403,7 @@ def paged_bound(shape:Shape, gpu:dict, model:CountModel, min_tiles:int=MIN_TILES
     if overlap: depth['combine'] -= g('combine.chain_at_wait')
     lat = gpu['dram_latency_ns'] * 1e-9
     t_lat = exposed * gpu['launch_us'] * 1e-6 + sum(depth.values()) * lat
-    return dict(min_tiles=min_tiles, split_balance=balance, ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
+    return dict(min_tiles=min_tiles, split_balance=balance, row_halves=sch['row_halves'], ctas=len(sch['ctas']), splits=sch['plan'][0][1], chunk_tiles=sch['chunk'], tiles=tiles, busiest_sm_tiles=busiest,
                 busiest_sm_mma_tiles=busiest_mma,
                 launches=launches, exposed_launches=exposed, combine_overlapped=overlap,
                 dram_MB=dram / 1e6, global_MB=glob / 1e6, kv_MB=g('main.loaded.k_buffer') / 1e6, kv_reads=g('main.loaded.k_buffer') / max(1.0, g('unique_loaded.k_buffer')),
@@ -457,14 +473,15 @@ def vllm_traffic(shape:Shape, gpu:dict, elem_bytes:int=2) -> dict:
     return dict(vllm_programs=shape.bs * shape.n * groups * splits, vllm_splits=splits, vllm_kv_MB=keys * HEAD_DIM_QK * elem_bytes / 1e6)
 
 # %% ../nbs/90_bench.ipynb #l2cd0001
-def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0, balance:float=0.0) -> dict:
+def layer_sectors(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_tiles:int|None=None, seed:int=0, balance:float=0.0,
+                  row_halves:bool=True) -> dict:
     """One layer's call (main + combine; the batch's plan made first, untraced) in the SIMT emulator with the sector log on
     (`simt.trace(sector_log=True)`): per launch its role and, per CTA in launch order, the sectors it touched (int64 rows of
     tensor, store, sector, in first-touch order); the registered tensors' names; the plan table."""
     from verify_kernel import simt
     d, sms, ws = _emulator_inputs(N, n, H, bs, num_sms, seed)
     plan = plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=bs * n, num_heads=H, impl='simt', workspace=ws, num_sms=sms,
-                       min_tiles_per_split=min_tiles, split_balance=balance)
+                       min_tiles_per_split=min_tiles, split_balance=balance, row_halves=row_halves)
     with simt.trace(sector_log=True, **{k: d[k] for k in TRACED}, workspace=ws) as tl:
         assert verify_attn_fwd(**d, plan=plan, check_args=False)
     launches = []
@@ -520,12 +537,12 @@ def l2_replay(launches:list[dict], l2_bytes:int, resident:int, tensors=(), flush
 L2_REPLAY_MAX_TILES = 4096   # `bench --model --l2`'s default cap: about 12 s of emulation a shape on this 2-core CPU
 
 def l2_sectors_replayed(shape:Shape, gpu:dict, min_tiles:int=MIN_TILES_PER_SPLIT, flush_between:bool=False, seed:int=7,
-                        max_tiles:int|None=None, balance:float=0.0) -> dict|None:
+                        max_tiles:int|None=None, balance:float=0.0, row_halves:bool=True) -> dict|None:
     """`shape`'s layer call emulated at `gpu`'s SM count (its plan checked against `paged_schedule`) and replayed through its L2,
     `gpu['sms']` x `paged.CTAS_PER_SM` CTAs resident. `max_tiles`: None (no replay) for a schedule of more tiles than that, or none."""
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, gpu['sms'], min_tiles, balance=balance, row_halves=row_halves)
     if max_tiles is not None and not 0 < sum(x['tiles'] for x in sch['ctas']) <= max_tiles: return None
-    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed, balance=balance)
+    ls = layer_sectors(shape.N, shape.n, shape.H, shape.bs, num_sms=gpu['sms'], min_tiles=min_tiles, seed=seed, balance=balance, row_halves=row_halves)
     if ls['table'] != sch['table']: raise AssertionError(f"{shape} on {gpu['key']}: the device's plan differs from paged_schedule's")
     return l2_replay(ls['launches'], gpu['l2_bytes'], gpu['sms'] * paged.CTAS_PER_SM, ls['tensors'], flush_between=flush_between)
 
@@ -612,10 +629,10 @@ def device_copy_GBps(nbytes:int=1 << 30, reps:int=5) -> float:
     del src, dst; torch.cuda.empty_cache()
     return 2 * nbytes / ms / 1e6
 
-def batch_plan(d:dict, workspace=None, min_tiles:int|None=None, balance:float|None=None):
+def batch_plan(d:dict, workspace=None, min_tiles:int|None=None, balance:float|None=None, row_halves:bool|None=None):
     "`plan_verify` for the hook arguments `d` (by name), as the backend makes it once per forward batch (None: the knobs it would use)."
     return plan_verify(*[d[k] for k in PLAN_ARGS], num_tokens=d['q_extend'].shape[0], num_heads=d['q_extend'].shape[1],
-                       workspace=workspace, min_tiles_per_split=min_tiles, split_balance=balance)
+                       workspace=workspace, min_tiles_per_split=min_tiles, split_balance=balance, row_halves=row_halves)
 
 def sglang_triton(d:dict):
     "SGLang's Triton `extend_attention_fwd` on the benchmark's inputs `d` as a call (the baseline), or None where SGLang is not installed (vLLM's venv: then the vLLM column is the comparison)."
@@ -632,8 +649,10 @@ def measure(shape:Shape, reps:int=20, triton_reps:int=5, min_tiles:int|None=None
     ws = paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda')   # this batch's own, exactly sized
     plan = batch_plan(d, workspace=ws, min_tiles=min_tiles)
     table = plan.table()                                     # a host sync, outside every timed region
-    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split, balance=plan.split_balance)
-    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=plan.min_tiles_per_split, balance=plan.split_balance), reps=reps)   # once a batch (rewrites the same plan)
+    sch = paged_schedule([shape.N] * shape.bs, shape.n, shape.H, plan.target_ctas, plan.min_tiles_per_split, balance=plan.split_balance,
+                         row_halves=plan.row_halves_allowed)
+    plan_ms = time_graph(lambda: batch_plan(d, workspace=plan.workspace, min_tiles=plan.min_tiles_per_split, balance=plan.split_balance,
+                                            row_halves=plan.row_halves_allowed), reps=reps)   # once a batch (rewrites the same plan)
     ours = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps)               # one layer's call
     o_ours = d['o_extend'].clone()
     sg_call = sglang_triton(d)
@@ -881,16 +900,20 @@ SCHEDULE_BUDGET_S = 300.0   # the sweep's share of `verify-kernel check`'s time
 SCHEDULE_BALANCE_SCALES = (0.5, 1.0, 2.0, 4.0)   # the live-work rule timed at the card's model balance x these (floor 1; the H200's 2026-12-04 sweep fits 2.5x)
 
 def schedule_knob_sets(floors=SCHEDULE_FLOORS, balance:float=0.0, scales=SCHEDULE_BALANCE_SCALES) -> list[dict]:
-    "The knob sets a sweep times: each floor alone, then (where `balance` > 0, the card's model balance) the live-work rule at it x each scale, floor 1."
-    sets = [dict(min_tiles_per_split=f, split_balance=0.0) for f in floors]
-    return sets + ([dict(min_tiles_per_split=1, split_balance=round(balance * s, 4)) for s in scales] if balance > 0 else [])
+    """The knob sets a sweep times: each floor alone, then (where `balance` > 0, the card's model balance) the live-work rule at it x each
+    scale, floor 1, row halves allowed, and the rule at the balance itself with whole M tiles only (`row_halves` False: whether the card
+    gains from them is what the sweep says)."""
+    sets = [dict(min_tiles_per_split=f, split_balance=0.0, row_halves=True) for f in floors]
+    if balance <= 0: return sets
+    return sets + [dict(min_tiles_per_split=1, split_balance=round(balance * s, 4), row_halves=True) for s in scales] + \
+                  [dict(min_tiles_per_split=1, split_balance=round(balance, 4), row_halves=False)]
 
-def knob_label(floor:int, balance:float) -> str:
-    "A knob set as a column names it: 'floor 8', or 'rule 0.047' (the live-work rule, floor 1; else its floor too)."
+def knob_label(floor:int, balance:float, row_halves:bool=True) -> str:
+    "A knob set as a column names it: 'floor 8', or 'rule 0.047' (the live-work rule, floor 1; else its floor too; ', whole tiles' without row halves)."
     if not balance: return f"floor {floor}"
-    return f"rule {balance:g}" + ('' if floor == 1 else f" floor {floor}")
+    return f"rule {balance:g}" + ('' if floor == 1 else f" floor {floor}") + ('' if row_halves else ', whole tiles')
 
-def _knob_key(r) -> tuple: return (r['min_tiles_per_split'], float(r.get('split_balance') or 0.0))
+def _knob_key(r) -> tuple: return (r['min_tiles_per_split'], float(r.get('split_balance') or 0.0), bool(r.get('row_halves', True)))
 
 def _agree(out, ref) -> tuple:
     "(largest difference, agrees): a rounding apart, the splits test's tolerance (chapter 03); (nan, True) when the timer keeps no output."
@@ -921,7 +944,8 @@ def schedule_sweep(timer, prefixes=SCHEDULE_PREFIXES, heads=SCHEDULE_HEADS, draf
 
 def schedule_winners(res:dict) -> dict:
     """Per 'H<heads>-n<drafts>': the knob set whose worst ratio to the best time at each prefix is smallest (ties: the larger floor, then
-    the larger balance - fewer partials), among the sets whose output agreed at every prefix: {key: {'min_tiles_per_split', 'split_balance', 'worst_ratio'}}."""
+    the larger balance - fewer partials - then whole tiles - fewer CTAs), among the sets whose output agreed at every prefix:
+    {key: {'min_tiles_per_split', 'split_balance', 'row_halves', 'worst_ratio'}}."""
     out = {}
     for H, n in dict.fromkeys((r['H'], r['n']) for r in res['rows']):
         g = [r for r in res['rows'] if (r['H'], r['n']) == (H, n)]
@@ -930,15 +954,15 @@ def schedule_winners(res:dict) -> dict:
         for k in dict.fromkeys(_knob_key(r) for r in g):
             kr = [r for r in g if _knob_key(r) == k]
             if all(r['agrees'] for r in kr): cand[k] = max(r['us'] / best[r['N']] for r in kr)
-        k = min(cand, key=lambda k: (cand[k], -k[0], -k[1]))
-        out[f'H{H}-n{n}'] = dict(min_tiles_per_split=k[0], split_balance=k[1], worst_ratio=cand[k])
+        k = min(cand, key=lambda k: (cand[k], -k[0], -k[1], k[2]))
+        out[f'H{H}-n{n}'] = dict(min_tiles_per_split=k[0], split_balance=k[1], row_halves=k[2], worst_ratio=cand[k])
     return out
 
 def write_schedule(res:dict, path, gpu:str, source:str) -> Path:
     "The winners of `res` as the schedule JSON `paged.load_schedule` reads (with the sweep's rows, what it skipped and where it ran)."
     w = schedule_winners(res)
     d = dict(version=paged.SCHEDULE_VERSION, gpu=gpu, source=source, date=_now(), machine=platform.machine(),
-             knobs={k: dict(min_tiles_per_split=v['min_tiles_per_split'], split_balance=v['split_balance']) for k, v in w.items()},
+             knobs={k: dict(min_tiles_per_split=v['min_tiles_per_split'], split_balance=v['split_balance'], row_halves=v['row_halves']) for k, v in w.items()},
              worst_ratio={k: v['worst_ratio'] for k, v in w.items()}, skipped=res['skipped'], seconds=res['seconds'],
              budget_s=res['budget_s'], rows=res['rows'])
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -956,7 +980,7 @@ def schedule_table(res:dict, what:str) -> str:
     body = []
     for H, n, N in dict.fromkeys((r['H'], r['n'], r['N']) for r in res['rows']):
         k = w[f'H{H}-n{n}']
-        win = (k['min_tiles_per_split'], k['split_balance'])
+        win = (k['min_tiles_per_split'], k['split_balance'], k['row_halves'])
         fmt = lambda f: (lambda r: '-' if r is None else f"{r['us']:.2f}" + ('*' if f == win else '') + ('' if r['agrees'] else '!'))(cell.get((H, n, N, f)))
         body.append(f"| {H} | {n} | {N} | " + ' | '.join(fmt(f) for f in fl) + f" | {knob_label(*win)} ({k['worst_ratio']:.2f}) |")
     tail = [f"\nskipped (time budget {res['budget_s']:.0f} s): {', '.join(res['skipped'])}"] if res['skipped'] else []
@@ -972,7 +996,8 @@ def gpu_schedule_timer(reps:int=20):
             d = gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, seed=7)
             held.update(shape=shape, d=d, ws=paged._aligned_bytes(paged.workspace_bytes(shape.bs, shape.H, shape.n, kv_indices_len=d['kv_indices'].numel()), 'cuda'))
         d = held['d']
-        plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0))
+        plan = batch_plan(d, workspace=held['ws'], min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0),
+                          row_halves=knobs.get('row_halves', True))
         with paged.overlap_combine(knobs.get('overlap_combine', -1), 'cuda'):   # captured in the graph as set here
             us = time_graph(lambda: verify_attn_fwd(**d, plan=plan, check_args=False), reps=reps) * 1e3
         return dict(us=us, out=d['o_extend'].clone())
@@ -985,7 +1010,7 @@ def emulator_schedule_timer(reps:int=1):
     def timer(shape:Shape, knobs:dict) -> dict:
         if held.get('shape') != shape: held.clear(); held.update(shape=shape, d=gpu_verify_inputs(shape.N, shape.n, shape.H, bs=shape.bs, device='cpu', seed=7))
         d = held['d']
-        plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0))
+        plan = batch_plan(d, min_tiles=knobs['min_tiles_per_split'], balance=knobs.get('split_balance', 0.0), row_halves=knobs.get('row_halves', True))
         with paged.overlap_combine(knobs.get('overlap_combine', -1), 'simt'):
             t0 = time.perf_counter()
             for _ in range(reps): verify_attn_fwd(**d, plan=plan, check_args=False)
@@ -999,10 +1024,10 @@ def model_schedule_timer(gpu_name:str, cache:Path|None=None, models:dict|None=No
     so where its L2 bandwidth is known the split floor's partials are priced (above the cap the chunk exceeds every floor: they tie)."""
     gpu, ms = gpu_spec(gpu_name), dict(models or {})
     def timer(shape:Shape, knobs:dict) -> dict:
-        key, mt, b = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split'], knobs.get('split_balance', 0.0)
+        key, mt, b, rh = (shape.n, shape.H, shape.bs), knobs['min_tiles_per_split'], knobs.get('split_balance', 0.0), knobs.get('row_halves', True)
         if key not in ms: ms[key] = count_model(*key, cache=cache)
-        l2 = l2_sectors_replayed(shape, gpu, mt, max_tiles=l2_max_tiles, balance=b)
-        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2, balance=b)['bound_us'], out=None)
+        l2 = l2_sectors_replayed(shape, gpu, mt, max_tiles=l2_max_tiles, balance=b, row_halves=rh)
+        return dict(us=paged_bound(shape, gpu, ms[key], mt, l2=l2, balance=b, row_halves=rh)['bound_us'], out=None)
     return timer
 
 # %% ../nbs/90_bench.ipynb #b2727009
@@ -1158,7 +1183,7 @@ def add_parser(sub):
     b.add_argument('--measured', nargs='*', help='CSVs of earlier GPU runs to show beside the model (default: out/bench/*measured*.csv)')
     b.add_argument('--reps', type=int, default=20, help='graph replays a timing (median; Triton: a quarter)')
     b.add_argument('--out', default='out/bench', help='where the CSV, JSON and plot go (default out/bench)')
-    b.add_argument('--schedule', action='store_true', help="sweep the schedule's knobs (split floor) at 1K-64K keys, H 8/16, n 4/8/16 and write the "
+    b.add_argument('--schedule', action='store_true', help="sweep the schedule's knobs (split floor, the live-work rule, row halves) at 1K-64K keys, H 8/16, n 4/8/16 and write the "
                    "winners to OUT/schedule-<gpu>.json for the backend ($VERIFY_KERNEL_SCHEDULE); with --model: the bound's winners (the model's defaults)")
     b.add_argument('--schedule-budget', type=float, default=SCHEDULE_BUDGET_S, help=f'seconds the --schedule sweep may take (default {SCHEDULE_BUDGET_S:.0f})')
     b.add_argument('--l2', type=int, nargs='?', const=L2_REPLAY_MAX_TILES, default=0, metavar='MAX_TILES',

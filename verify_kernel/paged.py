@@ -17,13 +17,13 @@ __all__ = ['HEAD_DIM_QK', 'HEAD_DIM_V', 'BLOCK_M', 'BLOCK_N', 'STAGES', 'THREADS
            'CTAS_PER_SM', 'MIN_TILES_PER_SPLIT', 'COMBINE_THREADS', 'PLAN_THREADS', 'RUNS_THREADS', 'RUN_CHECK_THREADS',
            'PAGED', 'CACHE_DTYPES', 'WORKSPACE_HEADS', 'WORKSPACE_DRAFTS', 'SCHEDULE_ENV', 'SCHEDULE_KNOBS',
            'SCHEDULE_VERSION', 'SPLIT_BALANCE_MAX', 'MODEL_SPLIT_BALANCE', 'SPLIT_FIXED_BYTES', 'KV_TILE_BYTES',
-           'RULE_MAX_WORK', 'FRAGMENTS_M', 'HOOK_ARG_NAMES', 'GPU_PEAKS', 'MMA_SYNC_PEAKS', 'module', 'why_not_served',
-           'target_ctas', 'workspace_bytes', 'workspace_layout', 'reserved_bytes', 'new_workspace', 'unpin',
-           'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache', 'read_schedule', 'load_schedule',
-           'schedule_status', 'builtin_knobs', 'schedule_knobs', 'live_fragments', 'balance_tiles',
-           'planning_device_name', 'balance_q10', 'split_knobs', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd',
-           'serves_batch', 'run_on_batch', 'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost',
-           'gpu_verify_inputs', 'time_graph']
+           'RULE_MAX_WORK', 'FRAGMENTS_M', 'HALVES_MAX_WORK', 'ROW_PART_SHIFT', 'HOOK_ARG_NAMES', 'GPU_PEAKS',
+           'MMA_SYNC_PEAKS', 'module', 'why_not_served', 'target_ctas', 'workspace_bytes', 'workspace_layout',
+           'reserved_bytes', 'new_workspace', 'unpin', 'reserve_workspace', 'pinned_bytes', 'empty_workspace_cache',
+           'read_schedule', 'load_schedule', 'schedule_status', 'builtin_knobs', 'schedule_knobs', 'live_fragments',
+           'balance_tiles', 'planning_device_name', 'balance_q10', 'split_knobs', 'request_parts', 'rule_cost',
+           'split_rule', 'VerifyPlan', 'plan_verify', 'verify_attn_fwd', 'serves_batch', 'run_on_batch',
+           'overlap_combine', 'gpu_peaks', 'mma_sync_peak', 'verify_cost', 'gpu_verify_inputs', 'time_graph']
 
 # %% ../nbs/03_paged_bf16.ipynb #b4f1b0b0
 HEAD_DIM_QK, HEAD_DIM_V = 576, 512  # MLA latent keys (kv_lora_rank 512 + rope 64), values = the first 512 dims
@@ -316,7 +316,7 @@ def empty_workspace_cache():
 
 # %% ../nbs/03_paged_bf16.ipynb #555bc840
 SCHEDULE_ENV = 'VERIFY_KERNEL_SCHEDULE'     # the schedule JSON the backend reads at start-up (`verify-kernel bench --schedule` writes it)
-SCHEDULE_KNOBS = ('min_tiles_per_split', 'split_balance')   # the knobs built (issue 30's row split and fused combine are not)
+SCHEDULE_KNOBS = ('min_tiles_per_split', 'split_balance', 'row_halves')   # the knobs built (issue 30's fused combine is not)
 SCHEDULE_VERSION = 1
 _KNOB_KEY = re.compile(r'H(\d+)-n(\d+)')
 _schedule = dict(data=None, path=None, reason='none loaded')
@@ -339,6 +339,8 @@ def read_schedule(path) -> dict:
         b = kn.get('split_balance', 0.0)
         if not _valid_balance(b):
             raise ValueError(f"schedule {path}: {key}: split_balance must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {b!r}")
+        if not isinstance(kn.get('row_halves', True), bool):
+            raise ValueError(f"schedule {path}: {key}: row_halves must be true or false; got {kn['row_halves']!r}")
     return d
 
 def load_schedule(path=None, device_name:str|None=None) -> dict|None:
@@ -370,20 +372,20 @@ def builtin_knobs(device_name:str='') -> dict:
     floor 1); anywhere else (the emulator too) the 8-tile floor alone."""
     for k, b in MODEL_SPLIT_BALANCE.items():
         if k.lower() in (device_name or '').lower():
-            return dict(min_tiles_per_split=1, split_balance=b, source=f"built-in default: the model's live-work rule for the {k}")
-    return dict(min_tiles_per_split=MIN_TILES_PER_SPLIT, split_balance=0.0, source='built-in default')
+            return dict(min_tiles_per_split=1, split_balance=b, row_halves=True, source=f"built-in default: the model's live-work rule for the {k}")
+    return dict(min_tiles_per_split=MIN_TILES_PER_SPLIT, split_balance=0.0, row_halves=True, source='built-in default')
 
 def schedule_knobs(num_heads:int, max_len_extend:int, device_name:str='') -> dict:
     """The knobs for a batch of `num_heads` heads and at most `max_len_extend` drafts a request on the GPU named `device_name`: the loaded
     schedule's entry of the same heads and the nearest drafts at or above (else the largest swept; a knob it does not name: floor 8,
-    balance 0), or `builtin_knobs`; `source` says which."""
+    balance 0, row halves allowed), or `builtin_knobs`; `source` says which."""
     out = builtin_knobs(device_name)
     d = _schedule['data']
     if d:
         ns = sorted(int(m[2]) for k in d['knobs'] if (m := _KNOB_KEY.fullmatch(k)) and int(m[1]) == num_heads)
         if ns:
             n = next((x for x in ns if x >= max_len_extend), ns[-1])
-            out = {'min_tiles_per_split': MIN_TILES_PER_SPLIT, 'split_balance': 0.0, **d['knobs'][f'H{num_heads}-n{n}'],
+            out = {'min_tiles_per_split': MIN_TILES_PER_SPLIT, 'split_balance': 0.0, 'row_halves': True, **d['knobs'][f'H{num_heads}-n{n}'],
                    'source': f"{d['source']} on {d['gpu']}: H{num_heads}-n{n}"}
     return out
 
@@ -423,17 +425,51 @@ def balance_q10(balance:float) -> int:
     "The live-work rule's balance as the kernel takes it: x 1024, rounded (`PagedVerifyParams::split_balance_q10`)."
     return int(round(balance * 1024))
 
-def split_knobs(floor:int|None, balance:float|None, num_heads:int, max_len_extend:int, fn:str, device_name:str='') -> tuple:
-    """(split floor, balance x 1024) a call uses: each given, else `schedule_knobs`' (the loaded schedule's, else `builtin_knobs`);
-    VerifyArgError unless the floor is an int >= 1 and the balance a number in [0, SPLIT_BALANCE_MAX]."""
-    kn = schedule_knobs(num_heads, max_len_extend, device_name) if floor is None or balance is None else {}
+def split_knobs(floor:int|None, balance:float|None, num_heads:int, max_len_extend:int, fn:str, device_name:str='', halves:bool|None=None) -> tuple:
+    """(split floor, balance x 1024, row halves allowed) a call uses: each given, else `schedule_knobs`' (the loaded schedule's, else
+    `builtin_knobs`); VerifyArgError unless the floor is an int >= 1, the balance a number in [0, SPLIT_BALANCE_MAX] and `halves` a bool."""
+    kn = schedule_knobs(num_heads, max_len_extend, device_name) if floor is None or balance is None or halves is None else {}
     mts = kn['min_tiles_per_split'] if floor is None else floor
     bal = kn['split_balance'] if balance is None else balance
+    rh = kn['row_halves'] if halves is None else halves
     if isinstance(mts, bool) or not isinstance(mts, int) or mts < 1:
         raise VerifyArgError(f"{fn}: `min_tiles_per_split` must be an int >= 1; got {mts!r}")
     if not _valid_balance(bal):
         raise VerifyArgError(f"{fn}: `split_balance` must be a number in [0, {SPLIT_BALANCE_MAX:g}]; got {bal!r}")
-    return mts, balance_q10(bal)
+    if not isinstance(rh, bool): raise VerifyArgError(f"{fn}: `row_halves` must be True, False or None; got {rh!r}")
+    return mts, balance_q10(bal), rh
+
+# %% ../nbs/03_paged_bf16.ipynb #b30half00
+HALVES_MAX_WORK = 1 << 24   # row halves are weighed only below this many half-tile-rows (the 128-bit comparison's range)
+ROW_PART_SHIFT = 16         # CtaWork.m_tile: bits 0-15 the M tile, bits 16+ the rows its CTA takes (0 all, 1 the first 32, 2 the rest)
+
+def request_parts(rows:int, halves:bool) -> int:
+    "CTAs a split of a request of `rows` folded rows takes: its M tiles, or with row halves two for each tile of more than 32 live rows."
+    mt = -(-rows // BLOCK_M)
+    if not halves or mt == 0: return mt
+    return 2 * (mt - 1) + (2 if rows - BLOCK_M * (mt - 1) > BLOCK_M // 2 else 1)
+
+def rule_cost(work_tiles:int, live_row_tiles:int, balance_q10:int, live16:int, chunk:int) -> tuple:
+    """The live-work rule's cost of a chunk, as an exact fraction (numerator, denominator): max(f C, L2(C)) in units of one full tile's
+    tensor time x 4 x 64 x 1024 x 73 (the kernel's `rule_cost`)."""
+    fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
+    C = chunk
+    num = max(live16 * C * C * BLOCK_M * 1024 * fx, 4 * balance_q10 * (live_row_tiles * fx + BLOCK_M * kv * work_tiles * C))
+    return num, C
+
+def split_rule(W:int, R:int, W2:int, parts:int, live16:int, balance_q10:int, target:int, floor:int, grid:int, allow_halves:bool=True) -> tuple:
+    """The plan kernel's chunk and whether row halves are used: (C, halves). Whole tiles: C = max(ceil(W / target), floor, the
+    rule's chunk); with the rule on and `allow_halves` (the `row_halves` knob), row halves (W2 half-tile-rows, `parts` CTAs a split
+    over the batch, a CTA at most 2 live fragments) are taken when their cost at their own chunk is strictly less and their CTAs fit the grid."""
+    t = max(target, 1)
+    C1 = max(-(-W // t), floor, balance_tiles(W, R, balance_q10, live16), 1)
+    if not allow_halves or balance_q10 <= 0 or W2 <= W or W2 >= HALVES_MAX_WORK: return C1, False
+    f2 = min(live16, 2)
+    C2 = max(-(-W2 // t), floor, balance_tiles(W2, R, balance_q10, f2), 1)
+    if W2 + (C2 - 1) * parts > C2 * grid: return C1, False   # the CTAs' bound: sum parts_b ceil(kt_b / C2) <= (W2 + (C2 - 1) P) / C2
+    (n1, c1), (n2, c2) = rule_cost(W, R, balance_q10, live16, C1), rule_cost(W2, R, balance_q10, f2, C2)
+    return (C2, True) if n2 * c1 < n1 * c2 else (C1, False)
+
 
 # %% ../nbs/03_paged_bf16.ipynb #00f5e855
 _STATUS = {1: 'qo_indptr out of [0, T] or decreasing', 2: 'more drafts than max_len_extend', 4: 'kv_indptr out of range',
@@ -450,21 +486,23 @@ def _same(a, b) -> bool:
     if a is None or b is None: return a is b
     return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.dtype == b.dtype
 
-def _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, tensors) -> tuple:
+def _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, row_halves, tensors) -> tuple:
     "What a plan is for: its sizes and schedule, and its index tensors as the kernel sees them (`_same`)."
-    return (impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10) + tuple(
+    return (impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, row_halves) + tuple(
         None if t is None else (t.data_ptr(), tuple(t.shape), t.dtype) for t in tensors)
 
 class VerifyPlan:
     "The split plan of one batch, in its own workspace (see `plan_verify`); every layer's `verify_attn_fwd(..., plan=)` reuses it."
     def __init__(self, workspace, impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10,
-                 qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr):
+                 row_halves, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr):
         self.workspace, self.impl = workspace, impl
         self.batch = qo_indptr.numel() - 1
         self.num_tokens, self.num_heads, self.max_len_extend = num_tokens, num_heads, max_len_extend
         self.target_ctas, self.min_tiles_per_split, self.balance_q10 = target_ctas, min_tiles_per_split, balance_q10
+        self.row_halves_allowed = row_halves   # the knob as planned (the table's `row_halves`: whether the plan kernel took them)
         self.tensors = dict(qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr)
-        self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, self.tensors.values())
+        self.key = _batch_key(impl, num_tokens, num_heads, max_len_extend, target_ctas, min_tiles_per_split, balance_q10, row_halves,
+                              self.tensors.values())
     @property
     def split_balance(self) -> float: return self.balance_q10 / 1024   # the live-work rule's balance as planned (1/1024 steps)
     def superseded(self) -> bool:
@@ -490,9 +528,10 @@ class VerifyPlan:
         r0 = 256; c0 = al(r0 + 32 * self.batch)
         req = w[r0:r0 + 32 * self.batch].cpu().view(torch.int32).view(-1, 8)
         ctas = w[c0:c0 + 64 * grid].cpu().view(torch.int32).view(-1, 16)     # CtaWork: request, m_tile, slot, ..., key_begin (int 15)
+        # (request, m_tile, split, slot): m_tile as CtaWork holds it, the M tile | its rows << ROW_PART_SHIFT (0: all; 1, 2: a row half)
         C = int(hdr[:2].view(torch.int64)) * BLOCK_N
         ctas = [(int(c[0]), int(c[1]), int(c[15]) // C if int(c[0]) >= 0 and C > 0 else 0, int(c[2])) for c in ctas]   # (request, M tile, split, slot)
-        return dict(chunk_tiles=int(hdr[:2].view(torch.int64)), ctas_used=int(hdr[9]), slots_used=int(hdr[10]),
+        return dict(chunk_tiles=int(hdr[:2].view(torch.int64)), ctas_used=int(hdr[9]), slots_used=int(hdr[10]), row_halves=bool(hdr[12]),
                     requests=[dict(rows=(int(r[0]), int(r[1])), prefix_len=int(r[2]), status=[v for b, v in _STATUS.items() if int(r[3]) & b],
                                    first_slot=int(r[4]), splits=int(r[5]), m_tiles=int(r[6])) for r in req],
                     ctas=ctas)
@@ -510,6 +549,7 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
                 impl:str|None=None, workspace:Tensor|None=None, num_sms:int|None=None,
                 min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`: the loaded schedule's, else `builtin_knobs`)
                 split_balance:float|None=None,      # the live-work rule: the chunk that least takes max(tensor, L2 time) at this balance (0: off; None: `schedule_knobs`)
+                row_halves:bool|None=None,          # the rule may give a full M tile two CTAs, one a row half, where it costs less (None: `schedule_knobs`)
                 runs_ctas:int|None=None) -> VerifyPlan:  # CTAs of the runs kernel (default: the target CTAs; its warps stride over the live entries)
     "Launch the plan and runs kernels for one batch (no host sync; graph-capturable) and return the plan every layer's `verify_attn_fwd(..., plan=)` reuses."
     fn = 'plan_verify'
@@ -530,10 +570,10 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
             raise VerifyArgError(f"{fn}: `{name}` must be an int in [{lo}, {hi}]; got {v!r}")
     impl = build.resolve_impl(impl, qo_indptr)
     ctas = target_ctas(impl, dev, num_sms)
-    mts, bq = split_knobs(min_tiles_per_split, split_balance, num_heads, max_len_extend, fn, planning_device_name(impl, dev))
+    mts, bq, rh = split_knobs(min_tiles_per_split, split_balance, num_heads, max_len_extend, fn, planning_device_name(impl, dev), row_halves)
     if runs_ctas is not None and (isinstance(runs_ctas, bool) or not isinstance(runs_ctas, int) or not 1 <= runs_ctas < 2**31):
         raise VerifyArgError(f"{fn}: `runs_ctas` must be an int in [1, 2^31) or None; got {runs_ctas!r}")
-    key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
+    key, entry = _batch_key(impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, rh, (qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr)), None
     if workspace is None:   # one owner per plan: a workspace no live plan holds (or this batch's graph workspace), leased to this plan
         _planning.key, _planning.entry = key, None
         try: workspace = reserve_workspace(B, dev, impl, num_sms, num_heads=num_heads, max_len_extend=max_len_extend,
@@ -544,8 +584,8 @@ def plan_verify(qo_indptr:Tensor,   # [B+1] int32/int64 draft rows of each reque
     try:
         if _capturing(dev): _pin(workspace, key)
         module(impl).paged_plan_fwd(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, num_tokens, num_heads,
-                                    max_len_extend, ctas, mts, bq, runs_ctas or 0)
-        plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, qo_indptr, kv_indptr, kv_indices,
+                                    max_len_extend, ctas, mts, bq, rh, runs_ctas or 0)
+        plan = VerifyPlan(workspace, impl, num_tokens, num_heads, max_len_extend, ctas, mts, bq, rh, qo_indptr, kv_indptr, kv_indices,
                           custom_mask, mask_indptr)
     except BaseException:
         if entry is not None and entry.lease is _reserved: entry.lease = None   # nothing holds it
@@ -580,6 +620,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
                     num_sms:int|None=None,        # override the SM count the split schedule aims at
                     min_tiles_per_split:int|None=None,  # shortest split, in 16-key tiles (None: `schedule_knobs`: the loaded schedule's, else `builtin_knobs`)
                     split_balance:float|None=None,      # the live-work rule's balance (0: off; None: `schedule_knobs`); see `plan_verify`
+                    row_halves:bool|None=None,          # the rule may take row halves (None: `schedule_knobs`); see `plan_verify`
                     check_values:bool|None=None,  # validate indptr/index values (default: on CPU tensors only)
                     plan:VerifyPlan|None=None,    # this batch's plan (`plan_verify`): no planning in this call
                     check_args:bool=True,         # False: skip the Python-side checks (a caller that validated the batch once)
@@ -599,18 +640,20 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
     impl = build.resolve_impl(impl, q_extend)
     if plan is not None:
         if not isinstance(plan, VerifyPlan): raise VerifyArgError(f"{fn}: `plan` must be a VerifyPlan (plan_verify); got {type(plan).__name__}")
-        if num_sms is not None or min_tiles_per_split is not None or split_balance is not None or workspace is not None:
-            raise VerifyArgError(f"{fn}: `num_sms`, `min_tiles_per_split`, `split_balance` and `workspace` belong to the plan (plan_verify) when `plan` is given")
+        if num_sms is not None or min_tiles_per_split is not None or split_balance is not None or row_halves is not None or workspace is not None:
+            raise VerifyArgError(f"{fn}: `num_sms`, `min_tiles_per_split`, `split_balance`, `row_halves` and `workspace` belong to the plan (plan_verify) "
+                                 "when `plan` is given")
         why = plan.mismatch(q_extend, max_len_extend, impl, qo_indptr=qo_indptr, kv_indptr=kv_indptr, kv_indices=kv_indices,
                             custom_mask=custom_mask, mask_indptr=mask_indptr)
         if why: raise VerifyArgError(f"{fn}: `plan` was made for another batch: {why}")
         if plan.superseded():
             raise VerifyArgError(f"{fn}: `plan` was superseded: a later plan_verify for another batch wrote into its workspace "
                                  f"(give each live plan its own workspace: plan_verify(workspace=None) does)")
-        workspace, ctas, mts, bq = plan.workspace, plan.target_ctas, plan.min_tiles_per_split, plan.balance_q10
+        workspace, ctas, mts, bq, rh = plan.workspace, plan.target_ctas, plan.min_tiles_per_split, plan.balance_q10, plan.row_halves_allowed
     else:
         ctas = target_ctas(impl, q_extend.device, num_sms)
-        mts, bq = split_knobs(min_tiles_per_split, split_balance, q_extend.shape[1], max_len_extend, fn, planning_device_name(impl, q_extend.device))
+        mts, bq, rh = split_knobs(min_tiles_per_split, split_balance, q_extend.shape[1], max_len_extend, fn, planning_device_name(impl, q_extend.device),
+                                  row_halves)
         if workspace is None:
             workspace = reserve_workspace(a['batch'], q_extend.device, impl, num_sms, num_heads=q_extend.shape[1], max_len_extend=max_len_extend,
                                           kv_indices_len=kv_indices.numel())
@@ -619,7 +662,7 @@ def verify_attn_fwd(q_extend:Tensor,   # [T, H, 576] bf16 draft queries
     if _capturing(q_extend.device): _pin(workspace, None if plan is None else plan.key)
     module(impl).paged_verify_fwd(q_extend, k_extend, a['v_sep'], o_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                   mask_indptr, lse_extend, workspace, max_len_extend, a['sm_scale'], a['k_scale'], a['v_scale'],
-                                  float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, bq, plan is not None)
+                                  float(logit_cap), is_causal, skip_prefix_custom_mask, ctas, mts, bq, rh, plan is not None)
     return True
 
 # %% ../nbs/03_paged_bf16.ipynb #a99fb87a

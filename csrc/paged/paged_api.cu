@@ -49,7 +49,7 @@ bool overlap_combine_on(int device) {  // a driver attribute query a launch (no 
 PagedVerifyParams batch_params(const at::Tensor& qo_indptr, const at::Tensor& kv_indptr, const at::Tensor& kv_indices,
                                const std::optional<at::Tensor>& custom_mask, const std::optional<at::Tensor>& mask_indptr,
                                const at::Tensor& workspace, const at::Device& dev, int64_t T, int64_t H, int64_t max_len_extend,
-                               int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10) {
+                               int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10, bool row_halves) {
   TORCH_CHECK(T >= 0 && H >= 1 && T * H < (int64_t(1) << 31), kFn, ": T * H must be < 2^31 (T = ", T, ", H = ", H, ")");
   TORCH_CHECK(max_len_extend >= 0 && max_len_extend <= paged::kMaxDraft, kFn, ": max_len_extend must be in [0, ",
               paged::kMaxDraft, "], got ", max_len_extend);
@@ -87,6 +87,7 @@ PagedVerifyParams batch_params(const at::Tensor& qo_indptr, const at::Tensor& kv
   p.target_ctas = int(target_ctas);
   p.min_tiles_per_split = int(min_tiles_per_split);
   p.split_balance_q10 = int(split_balance_q10);
+  p.allow_row_halves = row_halves ? 1 : 0;
   const int64_t grid = paged::grid_ctas(target_ctas, B, H, max_len_extend);
   TORCH_CHECK(grid <= 0x7fffffff, kFn, ": the grid would need ", grid, " CTAs");
   p.grid_ctas = int(grid);
@@ -103,10 +104,10 @@ PagedVerifyParams batch_params(const at::Tensor& qo_indptr, const at::Tensor& kv
 void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
                     std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
                     int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10,
-                    int64_t runs_ctas) {
+                    bool row_halves, int64_t runs_ctas) {
   const at::Device dev = workspace.device();
   PagedVerifyParams p = batch_params(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, dev, num_tokens,
-                                     num_heads, max_len_extend, target_ctas, min_tiles_per_split, split_balance_q10);
+                                     num_heads, max_len_extend, target_ctas, min_tiles_per_split, split_balance_q10, row_halves);
   TORCH_CHECK(runs_ctas >= 0 && runs_ctas <= 0x7fffffff, "paged_plan_fwd: runs_ctas must be in [0, 2^31) (0: target_ctas), got ", runs_ctas);
   p.runs_ctas = int(runs_ctas);
   const at::cuda::OptionalCUDAGuard guard(dev);
@@ -119,7 +120,7 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
                       std::optional<at::Tensor> custom_mask, std::optional<at::Tensor> mask_indptr,
                       std::optional<at::Tensor> lse, at::Tensor workspace, int64_t max_len_extend, double sm_scale,
                       double k_scale, double v_scale, double logit_cap, bool is_causal, bool skip_prefix_custom_mask,
-                      int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10, bool planned) {
+                      int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10, bool row_halves, bool planned) {
   using paged::kHeadDimQK;
   using paged::kHeadDimV;
   check_rows(q, "q", kHeadDimQK);
@@ -139,7 +140,7 @@ void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tenso
   TORCH_CHECK((o.stride(0) | o.stride(1)) % 4 == 0, kFn, ": o rows must start 8-byte aligned (strides multiples of 4)");
 
   PagedVerifyParams p = batch_params(qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, workspace, q.device(), T, H,
-                                     max_len_extend, target_ctas, min_tiles_per_split, split_balance_q10);
+                                     max_len_extend, target_ctas, min_tiles_per_split, split_balance_q10, row_halves);
   p.q = reinterpret_cast<const __nv_bfloat16*>(q.data_ptr());
   p.k_extend = reinterpret_cast<const __nv_bfloat16*>(k_extend.data_ptr());
   p.kv_cache = k_buffer.data_ptr();

@@ -9,21 +9,22 @@
 // custom_mask / mask_indptr: FULL_MASK layout (both or neither). workspace: uint8, at least
 // paged_workspace_bytes(batch, target_ctas) bytes. target_ctas: CTAs the split schedule aims at
 // (SMs x CTAs per SM); min_tiles_per_split: shortest split in 16-key tiles; split_balance_q10: the live-work rule's balance
-// x 1024 (0: off; a split at least ceil(sqrt(W x balance)) tiles for W tile-rows of work). planned: the workspace
+// x 1024 (0: off; the chunk that least takes the longer of a split's tensor time and the batch's L2 time); row_halves: the
+// rule may give a full M tile two CTAs, one a row half, where that costs less. planned: the workspace
 // already holds this batch's plan (paged_plan_fwd); else the plan kernel runs first.
 void paged_verify_fwd(at::Tensor q, at::Tensor k_extend, std::optional<at::Tensor> v_extend, at::Tensor o,
                       at::Tensor k_buffer, at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices,
                       std::optional<at::Tensor> custom_mask, std::optional<at::Tensor> mask_indptr,
                       std::optional<at::Tensor> lse, at::Tensor workspace, int64_t max_len_extend, double sm_scale,
                       double k_scale, double v_scale, double logit_cap, bool is_causal, bool skip_prefix_custom_mask,
-                      int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10, bool planned);
+                      int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10, bool row_halves, bool planned);
 // The split plan of a batch into `workspace` (one small kernel, no host sync): every layer's
 // paged_verify_fwd(..., planned=true) with the same index arrays and sizes reuses it. runs_ctas: CTAs of the runs kernel
 // (0: target_ctas; its warps stride over the live entries kv_indices[0, kv_indptr[B]) whatever the grid).
 void paged_plan_fwd(at::Tensor qo_indptr, at::Tensor kv_indptr, at::Tensor kv_indices, std::optional<at::Tensor> custom_mask,
                     std::optional<at::Tensor> mask_indptr, at::Tensor workspace, int64_t num_tokens, int64_t num_heads,
                     int64_t max_len_extend, int64_t target_ctas, int64_t min_tiles_per_split, int64_t split_balance_q10,
-                    int64_t runs_ctas);
+                    bool row_halves, int64_t runs_ctas);
 // Workspace bytes for `batch` requests of at most `max_len_extend` drafts x `num_heads` heads, a schedule
 // aiming at `target_ctas` CTAs and kv_indices of `kv_indices_len` elements (1 bit each for the runs).
 int64_t paged_workspace_bytes(int64_t batch, int64_t num_heads, int64_t max_len_extend, int64_t target_ctas, int64_t kv_indices_len);

@@ -137,32 +137,38 @@ __device__ __forceinline__ int64_t block_exclusive_scan(int64_t v, int64_t* scra
   return before + x - v;
 }
 
-// The sums of two values and the largest of a third, one each a thread, over the block (*total_a, *total_b, *max_c);
-// `scratch` holds 3 x kThreads / 32. Two barriers.
-template <int kThreads>
-__device__ __forceinline__ void block_sum2_max(int64_t a, int64_t b, int64_t c, int64_t* scratch, int64_t* total_a, int64_t* total_b,
-                                               int64_t* max_c) {
+// The sums of kSums values and the largest of one more, each one a thread, over the block (in place: v[i] becomes the block's
+// sum, *m the block's max); `scratch` holds (kSums + 1) x kThreads / 32. Two barriers.
+template <int kThreads, int kSums>
+__device__ __forceinline__ void block_sums_max(int64_t (&v)[kSums], int64_t* m, int64_t* scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   constexpr int kW = kThreads / 32;
+  int64_t mx = *m;
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, (long long)a, off);
-    b += __shfl_xor_sync(0xffffffffu, (long long)b, off);
-    const int64_t co = __shfl_xor_sync(0xffffffffu, (long long)c, off);
-    c = co > c ? co : c;
-  }
-  if (lane == 0) { scratch[warp] = a; scratch[kW + warp] = b; scratch[2 * kW + warp] = c; }
-  __syncthreads();
-  int64_t sa = 0, sb = 0, mc = scratch[2 * kW];
 #pragma unroll
-  for (int w = 0; w < kW; ++w) {
-    sa += scratch[w]; sb += scratch[kW + w];
-    mc = scratch[2 * kW + w] > mc ? scratch[2 * kW + w] : mc;
+    for (int i = 0; i < kSums; ++i) v[i] += __shfl_xor_sync(0xffffffffu, (long long)v[i], off);
+    const int64_t o = __shfl_xor_sync(0xffffffffu, (long long)mx, off);
+    mx = o > mx ? o : mx;
+  }
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < kSums; ++i) scratch[i * kW + warp] = v[i];
+    scratch[kSums * kW + warp] = mx;
   }
   __syncthreads();
-  *total_a = sa;
-  *total_b = sb;
-  *max_c = mc;
+#pragma unroll
+  for (int i = 0; i < kSums; ++i) {
+    int64_t s = 0;
+#pragma unroll
+    for (int w = 0; w < kW; ++w) s += scratch[i * kW + w];
+    v[i] = s;
+  }
+  mx = scratch[kSums * kW];
+#pragma unroll
+  for (int w = 1; w < kW; ++w) mx = scratch[kSums * kW + w] > mx ? scratch[kSums * kW + w] : mx;
+  __syncthreads();
+  *m = mx;
 }
 
 // One request's sizes from the live index arrays, clamped so that they can never address outside the
@@ -256,43 +262,85 @@ __device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balan
   return c;
 }
 
+// Row halves (issue 30): a split's M tile of more than 32 live rows may take two CTAs, one a row half (fragments 0-1 and
+// 2-3), which share its partial slot. Each then issues the MMAs of at most 2 fragments (half a full tile's tensor time)
+// and reads the tile's keys itself (twice the KV's L2 bytes); Q rows and partials are per live row and do not change.
+// The plan kernel weighs both with the rule and takes halves where their cost is strictly less (only with the rule on and
+// the knob allow_row_halves, below kHalvesMaxWork half-tile-rows, and when their CTAs fit the grid).
+constexpr int64_t kHalvesMaxWork = int64_t(1) << 24;
+constexpr int kRowPartShift = 16;  // CtaWork::m_tile: bits 0-15 the M tile, bits 16+ its rows (0 all, 1 the first 32, 2 the rest)
+// CTAs a split of a request of `rows` folded rows takes: its M tiles, or with halves two for each tile of more than 32 live rows.
+__device__ __forceinline__ int64_t request_parts(int64_t rows, bool halves) {
+  const int64_t mt = (rows + 63) / 64;
+  if (!halves || mt == 0) return mt;
+  return 2 * (mt - 1) + (rows - 64 * (mt - 1) > 32 ? 2 : 1);
+}
+// The rule's cost of chunk C, max(f C, L2(C)) as a fraction num / C (units: a full tile's tensor time / (4 x 64 x 1024 x 73)):
+// num = max(live16 C^2 x 64 x 1024 x 73, 4 q (73 R + 64 x 4 x W x C)). Below kHalvesMaxWork, num x C stays under 2^118.
+__device__ __forceinline__ __int128 rule_cost_num(int64_t W, int64_t R, int balance_q10, int live16, int64_t C) {
+  typedef __int128 wide;
+  constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
+  const wide tensor = wide(live16) * C * C * (64 * 1024 * kFixed);
+  const wide l2 = wide(4) * balance_q10 * (wide(R) * kFixed + wide(64 * kKv) * W * C);
+  return tensor > l2 ? tensor : l2;
+}
+
 // The split schedule of a batch:
 //   work W = sum_b mtiles_b * ktiles_b (16-key tiles), chunk C = max(ceil(W / target_ctas), min_tiles, balance_tiles(W, R)),
 //   splits_b = ceil(ktiles_b / C), CTAs ordered by (request, split, M tile): the M tiles that read the
 //   same keys are launched together, so their re-reads of a key range hit L2 rather than DRAM.
 // sum_b mtiles_b * splits_b <= target_ctas + sum_b mtiles_b <= the fixed grid the host launches, and
-// the split requests use fewer than 2 * target_ctas partial slots. Writes the header, one RequestPlan
-// a request and one CtaWork a CTA of the grid (idle CTAs: request -1).
+// the split requests use fewer than 2 * target_ctas partial slots. With the rule on, row halves (above) replace each
+// M tile of more than 32 live rows by two CTAs where the rule's cost is strictly less and the CTAs still fit the grid
+// (the work W2, the CTAs a split P, the chunk C2: sum_b parts_b ceil(ktiles_b / C2) <= (W2 + (C2 - 1) P) / C2 <= grid);
+// the slots do not change. Writes the header, one RequestPlan a request and one CtaWork a CTA of the grid (idle CTAs: request -1).
 constexpr int kPlanThreads = 256;
 
 __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const PagedVerifyParams p) {
-  __shared__ int64_t scratch[3 * kPlanThreads / 32];
+  __shared__ int64_t scratch[5 * kPlanThreads / 32];
   const int tid = threadIdx.x;
   const int64_t H = p.num_heads;
-  // pass 1: total work (tile-rows, and live rows x tiles), the most live 16-row fragments of an M tile, and whether
-  // qo_indptr is non-decreasing over the whole batch (row ownership)
-  int64_t w_local = 0, r_local = 0, f_local = 0;
+  // pass 1: total work (tile-rows, live rows x tiles, and half-tile-rows with the CTAs a split takes in row halves), the
+  // most live 16-row fragments of an M tile, and whether qo_indptr is non-decreasing over the whole batch (row ownership)
+  int64_t sums[4] = {0, 0, 0, 0}, f_local = 0;  // W, R, W2, P
   int qo_unordered = 0;
   for (int b = tid; b < p.batch; b += kPlanThreads) {
     const RequestDims r = request_dims(p, b);
     if (r.n > 0) {
       const int64_t ktiles = (r.L + r.n + 15) / 16;
-      w_local += ((r.n * H + 63) / 64) * ktiles;
-      r_local += r.n * H * ktiles;
+      sums[0] += ((r.n * H + 63) / 64) * ktiles;
+      sums[1] += r.n * H * ktiles;
+      const int64_t parts = request_parts(r.n * H, true);
+      sums[2] += parts * ktiles;
+      sums[3] += parts;
       const int64_t rows16 = (r.n * H + 15) / 16, f = rows16 < kFragmentsM ? rows16 : kFragmentsM;
       if (f > f_local) f_local = f;
     }
     if (b > 0 && load_index(p.qo_indptr, b) < load_index(p.qo_indptr, b - 1)) qo_unordered = 1;
   }
   const int batch_unordered = __syncthreads_or(qo_unordered);
-  int64_t W = 0, R = 0, live16 = 0;
-  block_sum2_max<kPlanThreads>(w_local, r_local, f_local, scratch, &W, &R, &live16);
+  int64_t live16 = f_local;
+  block_sums_max<kPlanThreads, 4>(sums, &live16, scratch);
+  const int64_t W = sums[0], R = sums[1], W2 = sums[2], P = sums[3];
   const int64_t target = p.target_ctas > 0 ? p.target_ctas : 1;
-  int64_t C = (W + target - 1) / target;
-  if (C < p.min_tiles_per_split) C = p.min_tiles_per_split;
-  const int64_t Cb = balance_tiles(W, R, p.split_balance_q10, int(live16));
-  if (C < Cb) C = Cb;
-  if (C < 1) C = 1;
+  auto chunk = [&](int64_t work, int f) {
+    int64_t c = (work + target - 1) / target;
+    if (c < p.min_tiles_per_split) c = p.min_tiles_per_split;
+    const int64_t cb = balance_tiles(work, R, p.split_balance_q10, f);
+    if (c < cb) c = cb;
+    return c < 1 ? int64_t(1) : c;
+  };
+  int64_t C = chunk(W, int(live16));
+  bool halves = false;
+  if (p.allow_row_halves && p.split_balance_q10 > 0 && W2 > W && W2 < kHalvesMaxWork) {
+    const int f2 = live16 < 2 ? int(live16) : 2;
+    const int64_t C2 = chunk(W2, f2);
+    const bool fits = W2 + (C2 - 1) * P <= C2 * int64_t(p.grid_ctas);  // sum_b parts_b ceil(kt_b / C2) <= (W2 + (C2 - 1) P) / C2
+    if (fits && rule_cost_num(W2, R, p.split_balance_q10, f2, C2) * C < rule_cost_num(W, R, p.split_balance_q10, int(live16), C) * C2) {
+      halves = true;
+      C = C2;
+    }
+  }
 
   // pass 2: CTAs and partial slots of each request (block scans in chunks of kPlanThreads requests)
   int64_t cta_carry = 0, slot_carry = 0;
@@ -303,13 +351,14 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
       r = request_dims(p, b);
       if (batch_unordered) { r.status |= kBadDraftRange; r.n = 0; }
     }
-    int64_t mtiles = 0, ktiles = 0, splits = 0;
+    int64_t mtiles = 0, ktiles = 0, splits = 0, parts = 0;
     if (b < p.batch && r.n > 0) {
       mtiles = (r.n * H + 63) / 64;
+      parts = request_parts(r.n * H, halves);
       ktiles = (r.L + r.n + 15) / 16;
       splits = (ktiles + C - 1) / C;
     }
-    int64_t ctas = mtiles * splits, slots = splits > 1 ? ctas : 0;
+    int64_t ctas = parts * splits, slots = splits > 1 ? mtiles * splits : 0;
     int64_t cta_total = 0, slot_total = 0;
     const int64_t cta_base = cta_carry + block_exclusive_scan<kPlanThreads>(ctas, scratch, &cta_total);
     const int64_t slot_base = slot_carry + block_exclusive_scan<kPlanThreads>(slots, scratch, &slot_total);
@@ -322,10 +371,16 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
       int4* dst = reinterpret_cast<int4*>(p.plan_requests + b);
       vk::st_global(dst, make_int4(rp.q_start, rp.q_end, rp.prefix_len, rp.status));
       vk::st_global(dst + 1, make_int4(rp.first_slot, rp.splits, rp.m_tiles, rp.pad));
-      for (int64_t k = 0; k < ctas; ++k) {  // CTA order: split-major, M tiles of one split adjacent
-        const int64_t key_begin = (k / mtiles) * C * 16, key_end = key_begin + C * 16 < r.L + r.n ? key_begin + C * 16 : r.L + r.n;
+      for (int64_t k = 0; k < ctas; ++k) {  // CTA order: split-major, the M tiles (and their row halves) of one split adjacent
+        const int64_t split = k / parts, j = k % parts;
+        const int64_t key_begin = split * C * 16, key_end = key_begin + C * 16 < r.L + r.n ? key_begin + C * 16 : r.L + r.n;
+        int64_t m = j, part = 0;
+        if (halves) {
+          m = j / 2 < mtiles - 1 ? j / 2 : mtiles - 1;
+          part = parts == 2 * mtiles ? 1 + (j - 2 * m) : (m < mtiles - 1 ? 1 + (j - 2 * m) : 0);  // a last tile of <= 32 rows: whole
+        }
         CtaWork cw;
-        cw.request = b; cw.m_tile = int(k % mtiles); cw.slot = splits > 1 ? int(slot_base + k) : -1; cw.n = r.n;
+        cw.request = b; cw.m_tile = int(m | (part << kRowPartShift)); cw.slot = splits > 1 ? int(slot_base + split * mtiles + m) : -1; cw.n = r.n;
         cw.q_start = int(r.q_start); cw.num_keys = int(key_end - key_begin);
         cw.prefix_keys = int(clamp64(r.L - key_begin, 0, key_end - key_begin));
         cw.draft0 = int(key_begin > r.L ? key_begin - r.L : 0);
@@ -347,8 +402,8 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
     h.chunk_tiles = C; h.batch = p.batch; h.num_tokens = p.num_tokens; h.num_heads = p.num_heads;
     h.max_len_extend = p.max_len_extend; h.grid_ctas = p.grid_ctas; h.target_ctas = p.target_ctas;
     h.min_tiles_per_split = p.min_tiles_per_split; h.ctas_used = int(cta_carry < p.grid_ctas ? cta_carry : p.grid_ctas);
-    h.slots_used = int(slot_carry); h.split_balance_q10 = p.split_balance_q10;
-    for (int i = 0; i < 4; ++i) h.pad[i] = 0;
+    h.slots_used = int(slot_carry); h.split_balance_q10 = p.split_balance_q10; h.row_halves = halves ? 1 : 0;
+    for (int i = 0; i < 3; ++i) h.pad[i] = 0;
     vk::st_global(p.plan_header, h);
   }
 }
@@ -440,8 +495,10 @@ __global__ void __launch_bounds__(kRunCheckThreads) paged_verify_run_check_kerne
 __device__ __forceinline__ bool work_in_bounds(const PagedVerifyParams& p, const CtaWork& w) {
   return w.request < p.batch && p.num_heads >= 1 && p.num_heads <= (1 << 20) && w.n >= 1 && w.n <= p.max_len_extend && w.n <= kMaxDraft && w.q_start >= 0 &&
          int64_t(w.q_start) + w.n <= p.num_tokens && w.num_keys >= 1 && w.prefix_keys >= 0 && w.prefix_keys <= w.num_keys &&
-         w.draft0 >= 0 && w.draft0 + (w.num_keys - w.prefix_keys) <= w.n && w.m_tile >= 0 &&
-         int64_t(w.m_tile) * 64 < int64_t(w.n) * p.num_heads && w.slot >= -1 && w.slot < p.partial_slots &&
+         w.draft0 >= 0 && w.draft0 + (w.num_keys - w.prefix_keys) <= w.n && w.m_tile >= 0 && (w.m_tile >> kRowPartShift) <= 2 &&
+         int64_t(w.m_tile & 0xffff) * 64 < int64_t(w.n) * p.num_heads &&
+         ((w.m_tile >> kRowPartShift) != 2 || int64_t(w.n) * p.num_heads - int64_t(w.m_tile & 0xffff) * 64 > 32) &&
+         w.slot >= -1 && w.slot < p.partial_slots &&
          (w.prefix_keys == 0 || (w.index_start >= 0 && w.index_start + w.prefix_keys <= p.kv_indices_len)) &&  // a drafts-only
          w.L >= 0 && w.key_begin >= 0;                                                                      // CTA reads no index
 }
@@ -482,10 +539,16 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int nkeys = w.num_keys, npre = w.prefix_keys;
   // folded rows fit an int: n <= kMaxDraft drafts x H heads (work_in_bounds)
   const int rows = w.n * H;                          // folded rows of the request
-  const int row0 = w.m_tile * Tr::kBlockM;           // first folded row of this M tile
+  const int row0 = (w.m_tile & 0xffff) * Tr::kBlockM;  // first folded row of this M tile
   const int tok0 = row0 / H;                         // first token of this M tile
-  // rows of this M tile that hold a (token, head) of the request: the MMAs of 16-row fragments past them are skipped
-  const int live_rows = rows - row0 < Tr::kBlockM ? rows - row0 : Tr::kBlockM;
+  // The rows [row_lo, row_hi) of the M tile this CTA computes: those that hold a (token, head) of the request, or one row
+  // half of them (CtaWork::m_tile). The MMAs of 16-row fragments outside are skipped; the rows outside are masked and
+  // never stored (the other half's CTA stores them).
+  const int part = w.m_tile >> kRowPartShift;
+  const int tile_rows = rows - row0 < Tr::kBlockM ? rows - row0 : Tr::kBlockM;
+  const int row_lo = part == 2 ? Tr::kBlockM / 2 : 0;
+  const int row_hi = part == 1 && tile_rows > Tr::kBlockM / 2 ? Tr::kBlockM / 2 : tile_rows;
+  auto outside = [&](int first, int count) { return first >= row_hi || first + count <= row_lo; };  // rows [first, +count)
   const int ntiles = (nkeys + kBlockN - 1) / kBlockN;
 
   // ---------------------------------------------------------------- K/V tile loader
@@ -577,8 +640,8 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   for (int i = 0; i < Tr::kMTilesQK; ++i) {
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
-      const int fr = row0 + wm * (16 * Tr::kMTilesQK) + i * 16 + hh * 8 + g;
-      const bool ok = fr < rows;
+      const int lr = wm * (16 * Tr::kMTilesQK) + i * 16 + hh * 8 + g, fr = row0 + lr;
+      const bool ok = lr >= row_lo && lr < row_hi;
       const int tok = ok ? fr / H : 0, head = ok ? fr % H : 0;
       const uint32_t* q32 = reinterpret_cast<const uint32_t*>(
           p.q + (w.q_start + tok) * p.q_token_stride + head * p.q_head_stride + wd * (16 * Tr::kKStepsQK) + 2 * t4);
@@ -623,7 +686,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   // Softmax thread coordinates: row sm_row, keys 4 sm_c4 .. 4 sm_c4 + 3 of each tile.
   const int sm_row = tid >> 2, sm_c4 = tid & 3;
   const int sm_fold = row0 + sm_row;
-  const bool sm_ok = sm_fold < rows;
+  const bool sm_ok = sm_row >= row_lo && sm_row < row_hi;  // this CTA's row (so sm_fold < rows)
   const int sm_tok = sm_ok ? sm_fold / H : 0;
   const uint32_t* sm_bits = bits + (sm_ok ? int(sm_tok - tok0) : 0) * Tr::kDraftWords;
   // Prefix columns of the custom mask are read only with skip_prefix_custom_mask=False.
@@ -677,7 +740,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     // time (8 accumulators live instead of 16); a warp whose 32 rows are all past the request reads no K
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      if (wm * (16 * Tr::kMTilesQK) >= live_rows) break;
+      if (outside(wm * (16 * Tr::kMTilesQK), 16 * Tr::kMTilesQK)) break;
       float sacc[Tr::kMTilesQK][4];
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesQK; ++i)
@@ -699,7 +762,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
         const uint32_t b0[2] = {b4[0], b4[1]}, b1[2] = {b4[2], b4[3]};
 #pragma unroll
         for (int i = 0; i < Tr::kMTilesQK; ++i) {
-          if (wm * (16 * Tr::kMTilesQK) + i * 16 >= live_rows) continue;  // a fragment without a live row
+          if (outside(wm * (16 * Tr::kMTilesQK) + i * 16, 16)) continue;  // a fragment without a row of this CTA
           vk::mma_bf16_16816(sacc[i], qf[i][s], b0, sacc[i]);
           if (s + 1 < Tr::kKStepsQK) vk::mma_bf16_16816(sacc[i], qf[i][s + 1], b1, sacc[i]);
         }
@@ -707,7 +770,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesQK; ++i) {
         const int r = wm * (16 * Tr::kMTilesQK) + i * 16 + g;
-        if (r - g >= live_rows) continue;  // never read: the softmax reads live rows only
+        if (outside(r - g, 16)) continue;  // never read: the softmax reads this CTA's rows only
         *reinterpret_cast<float2*>(s_part + s_index(wd, r, 8 * j + 2 * t4)) = make_float2(sacc[i][0], sacc[i][1]);
         *reinterpret_cast<float2*>(s_part + s_index(wd, r + 8, 8 * j + 2 * t4)) = make_float2(sacc[i][2], sacc[i][3]);
       }
@@ -796,7 +859,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
       }
 #pragma unroll
       for (int i = 0; i < Tr::kMTilesPV; ++i) {
-        if (16 * i >= live_rows) continue;  // no live row: its accumulators stay 0 and are never stored
+        if (outside(16 * i, 16)) continue;  // none of this CTA's rows: its accumulators stay 0 and are never stored
         uint32_t pa[4];
         // ldmatrix x4: matrices (rows 0-7, keys 0-7), (rows 8-15, keys 0-7), (rows 0-7, keys 8-15), (rows 8-15, keys 8-15)
         const int prow = 16 * i + 8 * ((lane >> 3) & 1) + (lane & 7), pcol = 8 * (lane >> 4);
@@ -827,7 +890,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
     for (int hh = 0; hh < 2; ++hh) {
       const int r = 16 * i + 8 * hh + g;
       const int64_t fr = row0 + r;
-      if (fr >= rows) continue;
+      if (r < row_lo || r >= row_hi) continue;
       const float l = row_l[r], inv = l == 0.f ? 0.f : 1.f / l;  // nothing visible: o = 0 (a NaN stays NaN)
       const int col = warp * Tr::kColsPV + 2 * t4;
       if (w.slot < 0) {
@@ -849,7 +912,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   if (tid < Tr::kBlockM) {
     const int r = tid;
     const int64_t fr = row0 + r;
-    if (fr < rows) {
+    if (r >= row_lo && r < row_hi) {
       const float l = row_l[r];
       const float lse2 = l == 0.f ? kNegInf : row_m[r] + log2f(l);  // log2 domain; NaN propagates
       if (w.slot >= 0) {

@@ -36,7 +36,7 @@ struct PlanHeader {
   long long chunk_tiles;  // C: 16-key tiles a split (the same for every request of the batch)
   int batch, num_tokens, num_heads, max_len_extend;
   int grid_ctas, target_ctas, min_tiles_per_split, ctas_used;
-  int slots_used, split_balance_q10, pad[4];
+  int slots_used, split_balance_q10, row_halves, pad[3];  // row_halves: 1 where full M tiles take a CTA a row half
 };
 // One request: its rows, its prefix length as planned, and where its split partials go.
 struct RequestPlan {
@@ -54,7 +54,7 @@ struct RequestPlan {
 // [prefix_keys, num_keys) drafts draft0, draft0 + 1, ... of the request.
 struct CtaWork {
   int request;            // -1: idle CTA
-  int m_tile;             // folded rows [64 m_tile, 64 m_tile + 64)
+  int m_tile;             // bits 0-15: folded rows [64 m, 64 m + 64); bits 16+: its rows this CTA takes (0 all, 1 [0, 32), 2 [32, 64))
   int slot;               // partial slot, -1: write o directly
   int n;                  // draft tokens of the request
   int q_start;            // first q_extend row of the request
@@ -124,6 +124,7 @@ struct PagedVerifyParams {
   // ---- split scheduling (computed on the device by the plan kernel; the grid is fixed by the host)
   int target_ctas;         // CTAs the schedule aims at (SM count x CTAs per SM)
   int min_tiles_per_split; // no split shorter than this many 16-key tiles (unless the request is)
+  int allow_row_halves;    // 1: the rule may give a full M tile two CTAs, one a row half (the `row_halves` knob); 0: whole tiles
   int split_balance_q10;   // the live-work rule, x 1024 (0: off): the chunk that least takes the longer of a split's tensor time
                            // and the batch's L2 time (balance_tiles in paged_kernel.cuh). balance = a split's fixed L2 bytes (its
                            // Q tile, its partials written and read) over the L2 bandwidth, in units of one tile's tensor time on
