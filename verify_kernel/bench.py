@@ -233,7 +233,7 @@ def emulator_counts(N:int, n:int, H:int, bs:int=1, num_sms:int|None=None, min_ti
             'table': plan.table()}
 
 # %% ../nbs/90_bench.ipynb #7705e638
-CALIBRATION_BALANCE = 0.047   # the live-work rule's balance of the calibration's last 15 runs (the RTX PRO 6000 model's): row halves where n x H > 32
+CALIBRATION_BALANCE = paged.MODEL_SPLIT_BALANCE['RTX PRO 6000']   # the live-work rule's balance of the calibration's last 15 runs: row halves where n x H > 32
 
 def _calibration_runs(N_max:int=320) -> list[tuple]:
     """(N, num_sms, min_tiles, balance) of the calibration set: split and unsplit, one to many tiles a split, drafts alone in a tile and

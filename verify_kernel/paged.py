@@ -400,6 +400,11 @@ def live_fragments(rows:int) -> int:
     "16-row fragments of a request's fullest M tile that hold a live row (`rows` = its drafts x heads): 1-4, the tile's tensor work in quarters."
     return min(FRAGMENTS_M, -(-rows // 16))
 
+def _rule_terms(W:int, R:int, q:int, f:int) -> tuple:
+    "(a, b, F): the rule's cost at chunk C is max(F C^2, a + b C) / C, every term x 4 x 64 x 1024 x 73 (exact; the kernel's `rule_terms`)."
+    fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
+    return R * q * fx * FRAGMENTS_M, W * q * BLOCK_M * kv * FRAGMENTS_M, BLOCK_M * 1024 * fx * f
+
 def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int, live16:int=FRAGMENTS_M) -> int:
     """The live-work rule's chunk, as the plan kernel computes it (`balance_tiles` in paged_kernel.cuh), 0 when off. For W tile-rows of
     work (M tiles x 16-key tiles) and R live rows x tiles, one split's SM spends f C tiles of tensor time (f = live16 / 4: the batch's
@@ -410,7 +415,7 @@ def balance_tiles(work_tiles:int, live_row_tiles:int, balance_q10:int, live16:in
     if q <= 0 or W <= 0 or R <= 0 or W >= RULE_MAX_WORK or R >= RULE_MAX_WORK: return 0
     f = live16 if 1 <= live16 <= FRAGMENTS_M else FRAGMENTS_M
     fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
-    a, b, F = R * q * fx * FRAGMENTS_M, W * q * BLOCK_M * kv * FRAGMENTS_M, BLOCK_M * 1024 * fx * f   # every term x F / f, exact
+    a, b, F = _rule_terms(W, R, q, f)
     x, y = W * q * kv * FRAGMENTS_M / (2 * 1024 * fx * f), R * q * FRAGMENTS_M / (BLOCK_M * 1024 * f)
     c = max(1, int(x + math.sqrt(x * x + y)))   # a guess: the positive root of C^2 = y + 2 x C
     while F * c * c < a + b * c: c += 1
@@ -451,11 +456,9 @@ def request_parts(rows:int, halves:bool) -> int:
 
 def rule_cost(work_tiles:int, live_row_tiles:int, balance_q10:int, live16:int, chunk:int) -> tuple:
     """The live-work rule's cost of a chunk, as an exact fraction (numerator, denominator): max(f C, L2(C)) in units of one full tile's
-    tensor time x 4 x 64 x 1024 x 73 (the kernel's `rule_cost`)."""
-    fx, kv = SPLIT_FIXED_BYTES // _RULE_UNIT, KV_TILE_BYTES // _RULE_UNIT
-    C = chunk
-    num = max(live16 * C * C * BLOCK_M * 1024 * fx, 4 * balance_q10 * (live_row_tiles * fx + BLOCK_M * kv * work_tiles * C))
-    return num, C
+    tensor time x 4 x 64 x 1024 x 73 (the kernel's `rule_cost_num`)."""
+    a, b, F = _rule_terms(work_tiles, live_row_tiles, balance_q10, live16)
+    return max(F * chunk * chunk, a + b * chunk), chunk
 
 def split_rule(W:int, R:int, W2:int, parts:int, live16:int, balance_q10:int, target:int, floor:int, grid:int, allow_halves:bool=True) -> tuple:
     """The plan kernel's chunk and whether row halves are used: (C, halves). Whole tiles: C = max(ceil(W / target), floor, the
@@ -530,7 +533,7 @@ class VerifyPlan:
         ctas = w[c0:c0 + 64 * grid].cpu().view(torch.int32).view(-1, 16)     # CtaWork: request, m_tile, slot, ..., key_begin (int 15)
         # (request, m_tile, split, slot): m_tile as CtaWork holds it, the M tile | its rows << ROW_PART_SHIFT (0: all; 1, 2: a row half)
         C = int(hdr[:2].view(torch.int64)) * BLOCK_N
-        ctas = [(int(c[0]), int(c[1]), int(c[15]) // C if int(c[0]) >= 0 and C > 0 else 0, int(c[2])) for c in ctas]   # (request, M tile, split, slot)
+        ctas = [(int(c[0]), int(c[1]), int(c[15]) // C if int(c[0]) >= 0 and C > 0 else 0, int(c[2])) for c in ctas]
         return dict(chunk_tiles=int(hdr[:2].view(torch.int64)), ctas_used=int(hdr[9]), slots_used=int(hdr[10]), row_halves=bool(hdr[12]),
                     requests=[dict(rows=(int(r[0]), int(r[1])), prefix_len=int(r[2]), status=[v for b, v in _STATUS.items() if int(r[3]) & b],
                                    first_slot=int(r[4]), splits=int(r[5]), m_tiles=int(r[6])) for r in req],

@@ -244,14 +244,23 @@ constexpr int64_t kRuleMaxWork = int64_t(1) << 44;
 static_assert(kSplitFixedBytes / kRuleUnit == 73 && kKvTileBytes / kRuleUnit == 4 && kSplitFixedBytes % kRuleUnit == 0 &&
               kKvTileBytes % kRuleUnit == 0, "the rule's byte ratio");
 constexpr int kFragmentsM = 4;  // 16-row MMA fragments of a 64-row M tile
+// The rule's cost at chunk C, every term x 4 x 64 x 1024 x 73: tensor F C^2 / C against L2 (a + b C) / C.
+struct RuleTerms {
+  __int128 a;  // balance x R / 64, x F / f
+  __int128 b;  // balance x (4 / 73) x W, x F / f
+  __int128 F;  // 4 x 64 x 1024 x 73 x f
+};
+__device__ __forceinline__ RuleTerms rule_terms(int64_t W, int64_t R, int balance_q10, int live16) {
+  constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
+  return RuleTerms{__int128(R) * balance_q10 * (kFixed * kFragmentsM), __int128(W) * balance_q10 * (64 * kKv * kFragmentsM),
+                   __int128(64 * 1024 * kFixed) * live16};
+}
 __device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balance_q10, int live16) {
   if (balance_q10 <= 0 || W <= 0 || R <= 0 || W >= kRuleMaxWork || R >= kRuleMaxWork) return 0;
   if (live16 < 1 || live16 > kFragmentsM) live16 = kFragmentsM;
-  typedef __int128 wide;
   constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
-  const wide a = wide(R) * balance_q10 * (kFixed * kFragmentsM);      // balance x R / 64, x F / f
-  const wide b = wide(W) * balance_q10 * (64 * kKv * kFragmentsM);   // balance x (4 / 73) x W, x F / f
-  const wide F = wide(64 * 1024 * kFixed) * live16;                   // F = 4 x 64 x 1024 x 73 x f
+  const RuleTerms t = rule_terms(W, R, balance_q10, live16);
+  const __int128 a = t.a, b = t.b, F = t.F;
   const float x = float(W) * float(balance_q10) * float(kKv * kFragmentsM) / float(2 * 1024 * kFixed * live16),
               y = float(R) * float(balance_q10) * float(kFragmentsM) / float(64 * 1024 * live16);
   int64_t c = int64_t(x + sqrtf(x * x + y));  // the positive root of C^2 = y + 2 x C
@@ -269,19 +278,18 @@ __device__ __forceinline__ int64_t balance_tiles(int64_t W, int64_t R, int balan
 // the knob allow_row_halves, below kHalvesMaxWork half-tile-rows, and when their CTAs fit the grid).
 constexpr int64_t kHalvesMaxWork = int64_t(1) << 24;
 constexpr int kRowPartShift = 16;  // CtaWork::m_tile: bits 0-15 the M tile, bits 16+ its rows (0 all, 1 the first 32, 2 the rest)
+constexpr int kMTileMask = (1 << kRowPartShift) - 1;
 // CTAs a split of a request of `rows` folded rows takes: its M tiles, or with halves two for each tile of more than 32 live rows.
 __device__ __forceinline__ int64_t request_parts(int64_t rows, bool halves) {
   const int64_t mt = (rows + 63) / 64;
   if (!halves || mt == 0) return mt;
   return 2 * (mt - 1) + (rows - 64 * (mt - 1) > 32 ? 2 : 1);
 }
-// The rule's cost of chunk C, max(f C, L2(C)) as a fraction num / C (units: a full tile's tensor time / (4 x 64 x 1024 x 73)):
-// num = max(live16 C^2 x 64 x 1024 x 73, 4 q (73 R + 64 x 4 x W x C)). Below kHalvesMaxWork, num x C stays under 2^118.
+// The rule's cost of chunk C, max(f C, L2(C)) as a fraction num / C (rule_terms' units): num = max(F C^2, a + b C).
+// Below kHalvesMaxWork, num x C stays under 2^118.
 __device__ __forceinline__ __int128 rule_cost_num(int64_t W, int64_t R, int balance_q10, int live16, int64_t C) {
-  typedef __int128 wide;
-  constexpr int64_t kFixed = kSplitFixedBytes / kRuleUnit, kKv = kKvTileBytes / kRuleUnit;
-  const wide tensor = wide(live16) * C * C * (64 * 1024 * kFixed);
-  const wide l2 = wide(4) * balance_q10 * (wide(R) * kFixed + wide(64 * kKv) * W * C);
+  const RuleTerms t = rule_terms(W, R, balance_q10, live16);
+  const __int128 tensor = t.F * C * C, l2 = t.a + t.b * C;
   return tensor > l2 ? tensor : l2;
 }
 
@@ -377,7 +385,8 @@ __global__ void __launch_bounds__(kPlanThreads) paged_verify_plan_kernel(const P
         int64_t m = j, part = 0;
         if (halves) {
           m = j / 2 < mtiles - 1 ? j / 2 : mtiles - 1;
-          part = parts == 2 * mtiles ? 1 + (j - 2 * m) : (m < mtiles - 1 ? 1 + (j - 2 * m) : 0);  // a last tile of <= 32 rows: whole
+          const bool whole = m == mtiles - 1 && parts < 2 * mtiles;  // a last tile of <= 32 rows
+          part = whole ? 0 : 1 + (j - 2 * m);
         }
         CtaWork cw;
         cw.request = b; cw.m_tile = int(m | (part << kRowPartShift)); cw.slot = splits > 1 ? int(slot_base + split * mtiles + m) : -1; cw.n = r.n;
@@ -496,8 +505,8 @@ __device__ __forceinline__ bool work_in_bounds(const PagedVerifyParams& p, const
   return w.request < p.batch && p.num_heads >= 1 && p.num_heads <= (1 << 20) && w.n >= 1 && w.n <= p.max_len_extend && w.n <= kMaxDraft && w.q_start >= 0 &&
          int64_t(w.q_start) + w.n <= p.num_tokens && w.num_keys >= 1 && w.prefix_keys >= 0 && w.prefix_keys <= w.num_keys &&
          w.draft0 >= 0 && w.draft0 + (w.num_keys - w.prefix_keys) <= w.n && w.m_tile >= 0 && (w.m_tile >> kRowPartShift) <= 2 &&
-         int64_t(w.m_tile & 0xffff) * 64 < int64_t(w.n) * p.num_heads &&
-         ((w.m_tile >> kRowPartShift) != 2 || int64_t(w.n) * p.num_heads - int64_t(w.m_tile & 0xffff) * 64 > 32) &&
+         int64_t(w.m_tile & kMTileMask) * 64 < int64_t(w.n) * p.num_heads &&
+         ((w.m_tile >> kRowPartShift) != 2 || int64_t(w.n) * p.num_heads - int64_t(w.m_tile & kMTileMask) * 64 > 32) &&
          w.slot >= -1 && w.slot < p.partial_slots &&
          (w.prefix_keys == 0 || (w.index_start >= 0 && w.index_start + w.prefix_keys <= p.kv_indices_len)) &&  // a drafts-only
          w.L >= 0 && w.key_begin >= 0;                                                                      // CTA reads no index
@@ -539,7 +548,7 @@ __global__ void __launch_bounds__(Tr::kThreads, 1) paged_verify_kernel(const Pag
   const int nkeys = w.num_keys, npre = w.prefix_keys;
   // folded rows fit an int: n <= kMaxDraft drafts x H heads (work_in_bounds)
   const int rows = w.n * H;                          // folded rows of the request
-  const int row0 = (w.m_tile & 0xffff) * Tr::kBlockM;  // first folded row of this M tile
+  const int row0 = (w.m_tile & kMTileMask) * Tr::kBlockM;  // first folded row of this M tile
   const int tok0 = row0 / H;                         // first token of this M tile
   // The rows [row_lo, row_hi) of the M tile this CTA computes: those that hold a (token, head) of the request, or one row
   // half of them (CtaWork::m_tile). The MMAs of 16-row fragments outside are skipped; the rows outside are masked and
