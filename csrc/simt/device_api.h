@@ -111,6 +111,28 @@ inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+// Thread-block clusters (sm_90 and later: CUDA's sm_90_rt.h intrinsics). The CTAs of a cluster run at once, one worker each;
+// a launch without a cluster dimension is a cluster of 1 x 1 x 1. Ranks count x fastest, as %cluster_ctarank does.
+inline dim3 __clusterDim() { unsigned c[3]; vk_simt_cluster_dims(c); return dim3(c[0], c[1], c[2]); }
+inline unsigned __clusterSizeInBlocks() { const dim3 c = __clusterDim(); return c.x * c.y * c.z; }
+inline dim3 __clusterRelativeBlockIdx() { const dim3 c = __clusterDim(); return dim3(blockIdx.x % c.x, blockIdx.y % c.y, blockIdx.z % c.z); }
+inline unsigned __clusterRelativeBlockRank() {
+  const dim3 c = __clusterDim(), r = __clusterRelativeBlockIdx();
+  return r.x + c.x * (r.y + c.y * r.z);
+}
+inline dim3 __clusterIdx() { const dim3 c = __clusterDim(); return dim3(blockIdx.x / c.x, blockIdx.y / c.y, blockIdx.z / c.z); }
+inline dim3 __clusterGridDimInClusters() { const dim3 c = __clusterDim(); return dim3(gridDim.x / c.x, gridDim.y / c.y, gridDim.z / c.z); }
+inline void __cluster_barrier_arrive(VK_SIMT_SITE_PARAMS) { vk_simt_cluster_arrive(vk_file, vk_line); }
+inline void __cluster_barrier_arrive_relaxed(VK_SIMT_SITE_PARAMS) { vk_simt_cluster_arrive(vk_file, vk_line); }
+inline void __cluster_barrier_wait(VK_SIMT_SITE_PARAMS) { vk_simt_cluster_wait(vk_file, vk_line); }
+inline void __threadfence_cluster() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void* __cluster_map_shared_rank(const void* p, unsigned rank, VK_SIMT_SITE_PARAMS) {
+  return vk_simt_cluster_map_shared(p, rank, vk_file, vk_line);
+}
+inline unsigned __cluster_query_shared_rank(const void* p, VK_SIMT_SITE_PARAMS) {
+  return vk_simt_cluster_query_shared_rank(p, vk_file, vk_line);
+}
+
 // --------------------------------------------------------------------------------- warp shuffles
 template <class T>
 inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize, VK_SIMT_SITE_PARAMS) {

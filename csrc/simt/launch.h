@@ -29,6 +29,7 @@ struct Launch {
   size_t smem;
   cudaStream_t stream;
   int programmatic = 0;  // cudaLaunchKernelEx with programmatic stream serialization
+  dim3 cluster{0, 0, 0};  // cudaLaunchKernelEx with a cluster dimension ({0, 0, 0}: none)
 
   // The launch's kernel, source location and configuration (entry and ctx are the caller's).
   LaunchDesc describe() const {
@@ -42,6 +43,7 @@ struct Launch {
     d.smem = smem;
     d.stream = reinterpret_cast<unsigned long long>(stream);
     d.programmatic = programmatic;
+    d.cluster[0] = cluster.x; d.cluster[1] = cluster.y; d.cluster[2] = cluster.z;
     return d;
   }
 
@@ -92,7 +94,8 @@ inline Launch<P...> launch(void (*kernel)(P...), const char* name, const char* f
 
 // cudaLaunchKernelEx(&config, kernel, args...) under the emulator (the shadow <cuda_runtime.h> turns the call into this,
 // naming the kernel): the same launch as `kernel<<<config>>>(args...)`, marked programmatic when the config carries
-// cudaLaunchAttributeProgrammaticStreamSerialization. The emulator still runs it after the previous launch has ended
+// cudaLaunchAttributeProgrammaticStreamSerialization, and run in thread-block clusters when it carries
+// cudaLaunchAttributeClusterDimension (the runtime checks the dims against the grid and the device). The emulator still runs it after the previous launch has ended
 // (kinder than a GPU, where it may start earlier); what it checks instead: no global store before the kernel's
 // vk::wait_primary_grid(), and, under a trace, the bytes each registered tensor gave to loads before it
 // (LaunchRecord.loaded_before_wait), so that a test can show a kernel reads nothing the previous grid writes before waiting.
@@ -104,6 +107,7 @@ inline cudaError_t launch_ex(const char* name, const char* file, int line, const
   for (unsigned i = 0; i < cfg->numAttrs; ++i) {
     const cudaLaunchAttribute& a = cfg->attrs[i];
     if (a.id == cudaLaunchAttributeProgrammaticStreamSerialization) l.programmatic = a.val.programmaticStreamSerializationAllowed != 0;
+    else if (a.id == cudaLaunchAttributeClusterDimension) l.cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
     else return vk_simt::api_error(cudaErrorInvalidValue, "cudaLaunchKernelEx: launch attribute not emulated");
   }
   l(std::forward<A>(args)...);

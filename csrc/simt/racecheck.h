@@ -10,6 +10,8 @@
 #pragma once
 
 struct Worker;
+// Was `kernel`'s module built for race mode? (Cluster launches refuse it: it does not follow distributed shared memory.)
+bool rc_module_is_race(const void* kernel);
 // A launch begins / ends (under the launch mutex). rc_launch_end returns the hazard report ("" if none).
 void rc_launch_begin(const LaunchDesc* d, const char* kname);
 std::string rc_launch_end(const std::vector<Worker*>& used);

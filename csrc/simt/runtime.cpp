@@ -67,7 +67,8 @@ namespace {
 constexpr size_t kDynSmemCap = 1u << 20;  // every worker's dynamic shared memory region (1 MiB)
 constexpr int kMaxTensors = 32;            // registered tensors in one trace
 constexpr int kCudaErrorInvalidValue = 1, kCudaErrorInvalidConfiguration = 9,
-              kCudaErrorLaunchFailure = 719, kCudaErrorInvalidDeviceFunction = 98;
+              kCudaErrorLaunchFailure = 719, kCudaErrorInvalidDeviceFunction = 98, kCudaErrorInvalidClusterSize = 912;
+constexpr unsigned kMaxClusterSize = 8;    // CTAs of a cluster: the portable limit (a non-portable size is not emulated)
 
 // ------------------------------------------------------------------------------------------- fibers
 #if !defined(VK_SIMT_UCONTEXT)
@@ -264,7 +265,7 @@ Record g_last_record;
 bool g_have_last = false;
 
 // ----------------------------------------------------------------------------------------- workers
-enum State : int { kRunnable = 0, kWaitBarrier, kWaitColl, kWaitActivemask, kExited };
+enum State : int { kRunnable = 0, kWaitBarrier, kWaitColl, kWaitActivemask, kWaitCluster, kExited };
 
 struct AsyncCopy { void* dst; const void* src; int valid; long long group; };
 
@@ -289,6 +290,7 @@ struct Fiber {
   int chain_done = 0;
   long long chain_total = 0;     // the chain it ended with (chain_done)
   int dep_waited = 0;            // passed vk::wait_primary_grid (griddepcontrol.wait)
+  long long cl_phase = -1;       // the cluster barrier it arrived at and has not waited for yet (-1: none)
 };
 
 struct Group {  // an open warp collective (one per creating lane)
@@ -315,6 +317,30 @@ struct Block {
   const char* bar_file = nullptr;
   bool failed = false;
   std::string error;
+  int cl_arrived = 0;          // threads that arrived at the cluster barrier (reset once all did)
+  long long cl_gen = 0;        // completed cluster barriers of a CTA launched without a cluster
+  const char* cl_file = nullptr;
+  int cl_line = 0;
+  bool peer_failed = false;    // failed because another CTA of its cluster did (that one reports)
+};
+
+// Thread-block clusters: the CTAs of one cluster run at once, rank r on the launch's worker r (one OS thread each), and
+// meet here: the cluster barrier (every thread of every CTA arrives, then each waits), the ranks' dynamic shared memory
+// (mapa), and the gang's rendezvous after each cluster (a CTA's shared memory stays its own until every rank is done).
+struct ClusterState {
+  std::mutex m;
+  std::condition_variable cv;
+  int size = 1;
+  std::vector<Worker*> ranks;           // the worker running each rank
+  std::vector<long long> arrived_gen;   // per rank: the barrier its CTA last completed its arrival at (-1: none)
+  std::vector<char> ended;              // per rank: its CTA of the running cluster ended
+  long long gen = 0;                    // completed cluster barriers of the running cluster
+  int arrived = 0;                      // CTAs whose every thread arrived at barrier `gen`
+  int stuck_rank = -1;                  // a CTA that ended without arriving at barrier `gen`: it can never complete
+  bool failed = false;                  // a CTA of the running cluster failed
+  int gathered = 0;                     // the gang's rendezvous
+  long long round = 0;
+  bool stop = false;                    // `failed` as the last rendezvous found it (a rank may fail before the others wake)
 };
 
 void install_guard_handler();
@@ -341,6 +367,8 @@ struct Worker {
   int cur_block = 0;                                                    // the linear index of the block it runs
   std::vector<SectorTouch> sectors;                                     // the sector log, this launch's blocks on this worker
   std::unordered_set<unsigned long long> sectors_seen;                  // this block's: sector * 2 + store
+  ClusterState* cluster = nullptr;                                      // a cluster launch's (null: no cluster)
+  int cluster_rank = 0;                                                 // the rank of the CTA it runs in its cluster
   Worker() {
     memset(&view, 0, sizeof view);
     void* p = mmap(nullptr, kDynSmemCap, PROT_READ | PROT_WRITE,
@@ -540,6 +568,48 @@ bool release_activemask(Worker* w) {
   return any;
 }
 
+// The cluster barriers completed so far in the CTA's cluster (a CTA launched without a cluster: its own).
+long long cluster_gen(Worker* w) {
+  ClusterState* cs = w->cluster;
+  if (!cs) return w->blk.cl_gen;
+  std::lock_guard<std::mutex> g(cs->m);
+  return cs->gen;
+}
+// No thread of the block can run and some wait at the cluster barrier. Those whose barrier completed run again. If the
+// others wait for the open one and every thread of the block has arrived at it (else the rest wait elsewhere: a deadlock
+// the scheduler reports), this OS thread waits for the cluster's other CTAs to arrive, then releases them; a CTA of the
+// cluster that failed, or ended without arriving, fails the wait.
+void release_cluster_waiters(Worker* w) {
+  Block& B = w->blk;
+  const long long gen = cluster_gen(w);
+  bool ready = false, pending = false;  // waiters whose barrier completed / is barrier `gen`, still open
+  for (int i = 0; i < B.n; ++i) {
+    Fiber& f = w->fibers[size_t(i)];
+    if (f.state != kWaitCluster) continue;
+    if (f.cl_phase < gen) { make_runnable(B, f); ready = true; }
+    else pending = true;
+  }
+  if (ready || !pending || B.cl_arrived != 0) return;  // B.cl_arrived: others of the block wait elsewhere (a deadlock)
+  ClusterState* cs = w->cluster;
+  if (!cs) return;
+  {
+    std::unique_lock<std::mutex> lk(cs->m);
+    cs->cv.wait(lk, [&] { return cs->gen > gen || cs->failed || cs->stuck_rank >= 0; });
+    if (cs->gen <= gen) {
+      B.failed = true;
+      B.peer_failed = cs->failed;
+      B.error = fmt("kernel '%s' block %s: its threads wait at the cluster barrier%s, which can never complete: ", B.kname,
+                    thread_str(B.bidx).c_str(), where(B.cl_file, B.cl_line).c_str()) +
+                (cs->failed ? std::string("another CTA of the cluster failed")
+                            : fmt("the cluster's CTA of rank %d exited without arriving at it (every thread of every CTA of "
+                                  "the cluster must reach each cluster barrier)", cs->stuck_rank));
+      return;
+    }
+  }
+  for (int i = 0; i < B.n; ++i)
+    if (w->fibers[size_t(i)].state == kWaitCluster) make_runnable(B, w->fibers[size_t(i)]);
+}
+
 // Pick the next runnable fiber of the block and switch to it, or back to the scheduler when none
 // is left. `done`: the current fiber never runs again.
 void block_and_switch(Worker* w, bool done) {
@@ -547,6 +617,7 @@ void block_and_switch(Worker* w, bool done) {
   Fiber* from = w->cur;
   Fiber* to = nullptr;
   if (!B.failed && B.q_count == 0) release_activemask(w);
+  if (!B.failed && B.q_count == 0) release_cluster_waiters(w);
   if (!B.failed && B.q_count > 0) {
     int i = B.queue[size_t(B.q_head)];
     B.q_head = (B.q_head + 1) % B.n;
@@ -559,6 +630,7 @@ void block_and_switch(Worker* w, bool done) {
     to->ld_mark = w->view.c.ld_ops;
     w->cur = to;
     threadIdx = to->tid;
+    if (to == from) return;  // its own wait was released (a lone waiter): it runs on, no switch
     switch_ctx(&from->ctx, &to->ctx, to->stack_lo, to->stack_size, done);
   } else {
     w->cur = nullptr;
@@ -896,6 +968,9 @@ void describe_deadlock(Worker* w) {
   if (B.bar_arrived)
     s += fmt("%d of %d threads wait at __syncthreads%s; ", B.bar_arrived, B.n - B.exited,
              where(B.bar_file, B.bar_line).c_str());
+  if (B.cl_arrived)
+    s += fmt("%d of %d threads arrived at the cluster barrier%s; ", B.cl_arrived, B.n - B.exited,
+             where(B.cl_file, B.cl_line).c_str());
   int shown = 0;
   for (int wp = 0; wp < B.nwarps && shown < 4; ++wp) {
     unsigned open = B.warp_open[size_t(wp)];
@@ -938,6 +1013,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   B.groups.resize(size_t(B.nwarps) * 32);
   B.bar_arrived = 0; B.bar_file = nullptr; B.bar_line = 0;
   B.failed = false; B.error.clear();
+  B.cl_arrived = 0; B.cl_gen = 0; B.cl_file = nullptr; B.cl_line = 0; B.peer_failed = false;
   if (n % 32) {
     unsigned missing = ~0u << (n % 32);
     B.warp_gone.back() = missing;
@@ -964,6 +1040,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
     f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0; f.chain_total = 0; f.dep_waited = 0;
+    f.cl_phase = -1;
 #if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
     // The frames a fiber left when it last switched away for good (exit, failure) never returned,
     // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
@@ -1026,6 +1103,9 @@ void fiber_main(void* arg) {
     fail_here(w, fmt("exited while %d threads of the block wait at __syncthreads%s (every thread "
                      "must reach each __syncthreads; exiting early is undefined behaviour in CUDA)",
                      B.bar_arrived, where(B.bar_file, B.bar_line).c_str()));
+  if (B.cl_arrived > 0)
+    fail_here(w, fmt("exited while %d threads of the block have arrived at the cluster barrier%s (every thread must "
+                     "arrive at each cluster barrier)", B.cl_arrived, where(B.cl_file, B.cl_line).c_str()));
   unsigned open = B.warp_open[size_t(f->warp)];
   while (open) {
     int c = __builtin_ctz(open);
@@ -1071,6 +1151,8 @@ struct Job {
   std::mutex m;
   std::string error;
   std::vector<Worker*> used;
+  ClusterState* cluster = nullptr;  // a cluster launch: its gang of workers, one a rank, runs the clusters one after another
+  unsigned clusters = 0;
 };
 
 struct Pool {
@@ -1086,6 +1168,62 @@ struct Pool {
 Pool& g_pool = *new Pool;
 std::mutex g_launch_mutex;
 
+// The gang's rendezvous: every rank waits for the others. The last to arrive clears the running cluster's state (peers'
+// shared memory is reused only after it). Returns false once a CTA failed: the gang stops, all ranks at the same cluster.
+bool gang_sync(ClusterState& cs) {
+  std::unique_lock<std::mutex> lk(cs.m);
+  const long long round = cs.round;
+  if (++cs.gathered == cs.size) {
+    cs.gathered = 0;
+    cs.round++;
+    cs.gen = 0; cs.arrived = 0; cs.stuck_rank = -1;
+    std::fill(cs.arrived_gen.begin(), cs.arrived_gen.end(), -1LL);
+    std::fill(cs.ended.begin(), cs.ended.end(), char(0));
+    cs.stop = cs.failed;
+    cs.cv.notify_all();
+  } else {
+    cs.cv.wait(lk, [&] { return cs.round != round; });
+  }
+  return !cs.stop;
+}
+
+// Worker w is rank w->index of every cluster: it runs that CTA of each cluster in turn, its peers at the same time.
+void work_clusters(Job* job, Worker* w) {
+  ClusterState& cs = *job->cluster;
+  const int rank = w->index;
+  const LaunchDesc* d = job->d;
+  const unsigned cx = d->cluster[0], cy = d->cluster[1];
+  const unsigned ncx = d->grid[0] / cx, ncy = d->grid[1] / cy;
+  const unsigned rx = unsigned(rank) % cx, ry = (unsigned(rank) / cx) % cy, rz = unsigned(rank) / (cx * cy);
+  w->cluster = &cs;
+  w->cluster_rank = rank;
+  {
+    std::lock_guard<std::mutex> g(cs.m);
+    cs.ranks[size_t(rank)] = w;
+  }
+  bool go = gang_sync(cs);  // every rank known before any CTA maps a peer's shared memory
+  for (unsigned c = 0; go && c < job->clusters; ++c) {
+    const unsigned ccx = c % ncx, ccy = (c / ncx) % ncy, ccz = c / (ncx * ncy);
+    const unsigned bx = ccx * cx + rx, by = ccy * cy + ry, bz = ccz * d->cluster[2] + rz;
+    w->blocks_run++;
+    const bool ok = run_block(w, d, job->kname, bx + d->grid[0] * (by + d->grid[1] * bz));
+    {
+      std::lock_guard<std::mutex> g(cs.m);
+      cs.ended[size_t(rank)] = 1;
+      if (!ok) cs.failed = true;
+      if (cs.arrived_gen[size_t(rank)] != cs.gen) cs.stuck_rank = rank;  // it can no longer arrive at barrier `gen`
+      cs.cv.notify_all();
+    }
+    if (!ok && !w->blk.peer_failed) {
+      std::lock_guard<std::mutex> g(job->m);
+      if (!job->failed.exchange(1)) job->error = w->blk.error;
+    }
+    go = gang_sync(cs);
+  }
+  w->cluster = nullptr;
+  w->cluster_rank = 0;
+}
+
 void work(Job* job, Worker* w) {
   vk_simt_worker = &w->view;
   memset(&w->view.c, 0, sizeof w->view.c);
@@ -1098,6 +1236,12 @@ void work(Job* job, Worker* w) {
   w->blocks_run = 0;
   w->chain_max = w->chain_min = w->chain_sum = w->chain_ctas = 0;
   w->chain_wait_max = 0; w->waited_ctas = 0;
+  if (job->cluster) {
+    work_clusters(job, w);
+    rc_worker_end(w);
+    vk_simt_worker = nullptr;
+    return;
+  }
   for (;;) {
     if (job->failed.load(std::memory_order_relaxed)) break;
     unsigned b = job->next.fetch_add(1);
@@ -1366,6 +1510,95 @@ VK_SIMT_API void vk_simt_cp_async_wait(int n) {
   complete_copies(*f, f->cp_next_group - 1 - n, false);
 }
 
+// ---- thread-block clusters
+VK_SIMT_API void vk_simt_cluster_dims(unsigned* dims) {
+  Worker* w = cur_worker();
+  const unsigned* c = (w && w->blk.d) ? w->blk.d->cluster : nullptr;
+  const bool on = c && (c[0] | c[1] | c[2]);
+  for (int i = 0; i < 3; ++i) dims[i] = on ? c[i] : 1u;
+}
+namespace vk_simt { namespace {
+Worker* cluster_caller(const char* what) {
+  Worker* w = cur_worker();
+  if (!w || !w->cur) { fprintf(stderr, "vk_simt: %s called outside a kernel\n", what); abort(); }
+  return w;
+}
+}}  // namespace vk_simt::{anonymous}
+VK_SIMT_API void vk_simt_cluster_arrive(const char* file, int line) {
+  Worker* w = cluster_caller("__cluster_barrier_arrive");
+  Block& B = w->blk;
+  Fiber* f = w->cur;
+  if (f->cl_phase >= 0)
+    fail_here(w, fmt("__cluster_barrier_arrive%s: the thread arrived before and has not waited since "
+                     "(__cluster_barrier_wait)", where(file, line).c_str()));
+  if (B.exited > 0)
+    fail_here(w, fmt("cluster barrier%s after %d threads of the block exited: every thread of every CTA of the cluster "
+                     "must arrive at each cluster barrier", where(file, line).c_str(), B.exited));
+  if (B.cl_arrived == 0) { B.cl_file = file; B.cl_line = line; }
+  f->cl_phase = cluster_gen(w);
+  if (++B.cl_arrived < B.n) return;
+  B.cl_arrived = 0;  // the whole CTA arrived: its arrival counts for the cluster
+  chain_join(w, 0, B.n, 0xffffffffu);
+  ClusterState* cs = w->cluster;
+  if (!cs) { B.cl_gen++; return; }
+  std::lock_guard<std::mutex> g(cs->m);
+  cs->arrived_gen[size_t(w->cluster_rank)] = cs->gen;
+  if (++cs->arrived == cs->size) {
+    cs->arrived = 0;
+    cs->gen++;
+    cs->cv.notify_all();
+  }
+}
+VK_SIMT_API void vk_simt_cluster_wait(const char* file, int line) {
+  Worker* w = cluster_caller("__cluster_barrier_wait");
+  Fiber* f = w->cur;
+  if (f->cl_phase < 0)
+    fail_here(w, fmt("__cluster_barrier_wait%s without a __cluster_barrier_arrive before it", where(file, line).c_str()));
+  while (cluster_gen(w) <= f->cl_phase) {
+    f->state = kWaitCluster; f->file = file; f->line = line;
+    block_and_switch(w, false);  // resumed once the cluster's CTAs all arrived (release_cluster_waiters)
+  }
+  f->cl_phase = -1;
+}
+VK_SIMT_API void* vk_simt_cluster_map_shared(const void* p, unsigned rank, const char* file, int line) {
+  Worker* w = cluster_caller("__cluster_map_shared_rank");
+  const Block& B = w->blk;
+  ClusterState* cs = w->cluster;
+  const int size = cs ? cs->size : 1;
+  if (rank >= unsigned(size))
+    fail_here(w, fmt("__cluster_map_shared_rank%s: rank %u, but the cluster has %d CTAs", where(file, line).c_str(), rank, size));
+  const unsigned char* q = static_cast<const unsigned char*>(p);
+  if (q < w->view.dyn_smem || q >= w->view.dyn_smem + B.d->smem)
+    fail_here(w, fmt("__cluster_map_shared_rank%s: %p is not in the CTA's dynamic shared memory (%zu bytes at %p; the "
+                     "emulator maps dynamic shared memory only)", where(file, line).c_str(), p, B.d->smem,
+                     static_cast<void*>(w->view.dyn_smem)));
+  if (!cs) return const_cast<unsigned char*>(q);
+  Worker* peer;
+  bool ended;
+  {
+    std::lock_guard<std::mutex> g(cs->m);  // (never fail holding it: a failing fiber never returns)
+    ended = cs->ended[rank] != 0;
+    peer = cs->ranks[rank];
+  }
+  if (ended)
+    fail_here(w, fmt("__cluster_map_shared_rank%s: the cluster's CTA of rank %u has exited: its shared memory is gone "
+                     "(a cluster barrier before a CTA exits keeps it for the others)", where(file, line).c_str(), rank));
+  return peer->view.dyn_smem + (q - w->view.dyn_smem);
+}
+VK_SIMT_API unsigned vk_simt_cluster_query_shared_rank(const void* p, const char* file, int line) {
+  Worker* w = cluster_caller("__cluster_query_shared_rank");
+  const unsigned char* q = static_cast<const unsigned char*>(p);
+  const size_t n = w->blk.d->smem;
+  ClusterState* cs = w->cluster;
+  if (!cs) {
+    if (q >= w->view.dyn_smem && q < w->view.dyn_smem + n) return 0;
+  } else {
+    for (int r = 0; r < cs->size; ++r)
+      if (q >= cs->ranks[size_t(r)]->view.dyn_smem && q < cs->ranks[size_t(r)]->view.dyn_smem + n) return unsigned(r);
+  }
+  fail_here(w, fmt("__cluster_query_shared_rank%s: %p is in no CTA's dynamic shared memory of the cluster", where(file, line).c_str(), p));
+}
+
 VK_SIMT_API void vk_simt_fail(const char* what, const char* file, int line) {
   Worker* w = cur_worker();
   if (!w || !w->cur) {
@@ -1520,6 +1753,9 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   const unsigned* b = d->block;
   const unsigned long long threads = 1ull * b[0] * b[1] * b[2];
   const unsigned long long blocks = 1ull * g[0] * g[1] * g[2];
+  const unsigned* cd = d->cluster;
+  const bool clustered = cd[0] || cd[1] || cd[2];
+  const unsigned long long cluster_size = clustered ? 1ull * cd[0] * cd[1] * cd[2] : 1;
   std::string bad;
   int code = 0;
   if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2]) {
@@ -1531,6 +1767,27 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   } else if (g[0] > 2147483647u || g[1] > 65535 || g[2] > 65535) {
     bad = fmt("grid (%u,%u,%u) exceeds (2^31-1, 65535, 65535)", g[0], g[1], g[2]);
     code = kCudaErrorInvalidConfiguration;
+  } else if (clustered && (!cd[0] || !cd[1] || !cd[2])) {
+    bad = fmt("cluster dims (%u,%u,%u) must all be >= 1", cd[0], cd[1], cd[2]); code = kCudaErrorInvalidClusterSize;
+  } else if (clustered && P.cc_major < 9) {
+    bad = fmt("thread-block clusters need compute capability 9.0 or later; %s is %d.%d", P.name, P.cc_major, P.cc_minor);
+    code = kCudaErrorInvalidConfiguration;
+  } else if (clustered && (g[0] % cd[0] || g[1] % cd[1] || g[2] % cd[2])) {
+    bad = fmt("grid (%u,%u,%u) is not a multiple of the cluster dims (%u,%u,%u)", g[0], g[1], g[2], cd[0], cd[1], cd[2]);
+    code = kCudaErrorInvalidClusterSize;
+  } else if (clustered && cluster_size > kMaxClusterSize) {
+    bad = fmt("a cluster of %llu CTAs (%u,%u,%u): at most %u (the portable size; a non-portable size is not emulated)",
+              cluster_size, cd[0], cd[1], cd[2], kMaxClusterSize);
+    code = kCudaErrorInvalidClusterSize;
+  } else if (cluster_size > 1 && rc_module_is_race(d->kernel)) {
+    bad = "race mode does not follow distributed shared memory: a cluster launch of more than one CTA is refused there";
+    code = kCudaErrorInvalidConfiguration;
+#if defined(VK_SIMT_ASAN)
+  } else if (cluster_size > 1) {
+    bad = "the AddressSanitizer build runs one worker (its static __shared__ variables are globals): a cluster of more "
+          "than one CTA cannot run there";
+    code = kCudaErrorInvalidConfiguration;
+#endif
   } else {
     int limit = vk_simt_func_get_max_dyn_smem(d->kernel);
     if (limit > P.smem_optin) limit = P.smem_optin;  // an opt-in made for another emulated device
@@ -1557,6 +1814,16 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
   job.total = unsigned(blocks);
   int nw = P.workers;
   if ((unsigned long long)nw > blocks) nw = int(blocks);
+  ClusterState cluster;
+  if (cluster_size > 1) {  // one worker a rank, whatever P.workers says: a cluster's CTAs run at once
+    cluster.size = int(cluster_size);
+    cluster.ranks.assign(size_t(cluster_size), nullptr);
+    cluster.arrived_gen.assign(size_t(cluster_size), -1LL);
+    cluster.ended.assign(size_t(cluster_size), char(0));
+    job.cluster = &cluster;
+    job.clusters = unsigned(blocks / cluster_size);
+    nw = int(cluster_size);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   Worker* self = this_worker();
   if (nw > 1) {

@@ -78,6 +78,8 @@ struct LaunchDesc {
   unsigned long long stream;   // the cudaStream_t the launch named (0: the legacy default stream), recorded, not waited on
   int programmatic;            // launched with programmatic stream serialization (cudaLaunchKernelEx): it may start
                                // before the previous kernel on its stream ends, and waits for it in wait_primary_grid()
+  unsigned cluster[3];         // thread-block cluster dims (cudaLaunchAttributeClusterDimension); {0, 0, 0}: no cluster
+                               // (a cluster of one CTA). The CTAs of a cluster run at once, one worker (OS thread) each.
 };
 
 }  // namespace vk_simt
@@ -110,6 +112,16 @@ VK_SIMT_API void vk_simt_chain_end(void);
 // thread's load chain at this point (the part a programmatic launch overlaps with the previous grid).
 VK_SIMT_API void vk_simt_grid_dependency_wait(void);
 VK_SIMT_API void vk_simt_cp_async_wait(int n);
+// Thread-block clusters (sm_90 and later; a launch without clusters is one of 1 x 1 x 1). The launch's cluster dims.
+VK_SIMT_API void vk_simt_cluster_dims(unsigned* dims);
+// barrier.cluster.arrive / barrier.cluster.wait (__cluster_barrier_arrive / __cluster_barrier_wait): a thread's wait returns once
+// every thread of every CTA of its cluster has arrived since the thread's own arrive. Each thread arrives, then waits, in turn.
+VK_SIMT_API void vk_simt_cluster_arrive(const char* file, int line);
+VK_SIMT_API void vk_simt_cluster_wait(const char* file, int line);
+// mapa (__cluster_map_shared_rank): the address of `p` (in the calling CTA's dynamic shared memory) in CTA `rank` of its cluster.
+VK_SIMT_API void* vk_simt_cluster_map_shared(const void* p, unsigned rank, const char* file, int line);
+// __cluster_query_shared_rank: the rank of the cluster's CTA whose dynamic shared memory holds `p`.
+VK_SIMT_API unsigned vk_simt_cluster_query_shared_rank(const void* p, const char* file, int line);
 // A device-side failure (trap, assert, bad argument to an intrinsic): ends the launch with an error
 // that names the kernel, block and thread; never returns inside a kernel.
 VK_SIMT_API void vk_simt_fail(const char* what, const char* file, int line) __attribute__((noreturn));
