@@ -12,13 +12,14 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations', 'CheckRow', 'check',
-           'table', 'plot', 'Step', 'StepResult', 'run_steps', 'verdict', 'environment', 'write_report',
-           'conversion_values', 'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs', 'mma_model_outputs',
-           'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'mma_rate', 'step_fidelity',
-           'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections',
-           'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser',
-           'fuzz_main', 'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
+__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'SMEM_RATE_SOURCES', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations',
+           'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult', 'run_steps', 'verdict', 'environment',
+           'write_report', 'conversion_values', 'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs',
+           'mma_model_outputs', 'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'mma_rate',
+           'smem_rate', 'step_fidelity', 'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench',
+           'trust_steps', 'extra_sections', 'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser',
+           'build_main', 'add_fuzz_parser', 'fuzz_main', 'next_step', 'main', 'find_sanitizer', 'sanitize_rows',
+           'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -323,6 +324,9 @@ def fidelity_cases(seed:int=0) -> list[tuple]:
     cases.append(('e4m3 -> bf16 (the fp8 cache), all 256 codes', 'st_convert', (torch.arange(256, dtype=torch.uint8).view(torch.int32), 6), whole))
     qi = torch.randint(-4, 5, (128, 576), generator=g).bfloat16(); kvi = torch.randint(-4, 5, (512, 576), generator=g).bfloat16()
     cases.append(('tensor-core GEMM 128x576 . 512x576^T (exact sums)', 'st_gemm_tc', (qi, kvi, True), whole))
+    xc = torch.randn(16 * 64, generator=g)   # 16 CTAs of 64 values: sums through distributed shared memory (compute capability 9.0 on)
+    cases += [(f"thread-block clusters {f'of {k}' if k else '(none: a cluster of one each)'}: sums read from the peers' shared memory", 'st_cluster_sum',
+               (xc, k), whole) for k in (0, 1, 2, 4, 8)]
     return cases
 
 def fidelity_rows(emulated, native, cases=None,
@@ -497,9 +501,35 @@ def mma_rate(native, sms:int, like:torch.Tensor, name:str='', iters:int=2048, bl
                 function='st_mma_rate', status='PASS' if exact else 'FAIL', mode='',
                 detail=(f"{rate / 1e12:.1f} TFLOP/s" + vs) if exact else 'the sums are wrong: the rate is not reported'), nums
 
+SMEM_RATE_SOURCES = {0: "the CTA's own shared memory", 1: "the cluster's next CTA's shared memory (distributed)", 2: 'L2 (__ldcg, L1 bypassed)'}
+
+def smem_rate(native, sms:int, like:torch.Tensor, kbytes:int=64, iters:int=256, clusters=(2, 4, 8), reps:int=5,
+              sync=lambda: torch.cuda.synchronize(), clock=time.perf_counter) -> tuple:
+    """The probe plans/0002 4f waits for (is the GPC's SM-to-SM network faster than L2 for a cluster's reduction?): `st_smem_rate`,
+    one CTA of 256 threads an SM (`sms` rounded down to whole clusters), each reading `kbytes` KB `iters` times from its own shared
+    memory, from its cluster's next CTA's (at each cluster size in `clusters`) or from L2; the best of `reps` timed launches.
+    Returns (rows, numbers); a row passes when every thread's sum is exact (4 x its float4 loads); the rates are measurements."""
+    rows, nums = [], []
+    for source, k in [(0, 1), *[(1, k) for k in clusters], (2, 1)]:
+        n = max(1, sms // k)
+        out = native.st_smem_rate(like, n, k, kbytes, iters, source); sync()
+        want = torch.tensor([4.0 * iters * len(range(t, kbytes * 1024 // 16, 256)) for t in range(256)]).repeat(n * k)   # thread t's float4 loads x 4
+        exact = bool(torch.equal(out.cpu(), want))
+        best = math.inf
+        for _ in range(reps):
+            t0 = clock(); native.st_smem_rate(like, n, k, kbytes, iters, source); sync(); best = min(best, clock() - t0)
+        nbytes = n * k * kbytes * 1024 * iters
+        nums.append(dict(source=SMEM_RATE_SOURCES[source], cluster=k, ctas=n * k, kbytes=kbytes, iters=iters, seconds=best, bytes=nbytes,
+                         TBps=nbytes / best / 1e12, exact=exact))
+        rows.append(dict(check=f'read throughput from {SMEM_RATE_SOURCES[source]}' + (f', clusters of {k}' if source == 1 else '') + f' ({n * k} CTAs)',
+                         function='st_smem_rate', status='PASS' if exact else 'FAIL', mode='',
+                         detail=f'{nbytes / best / 1e12:.2f} TB/s' if exact else 'the sums are wrong: the rate is not reported'))
+    return rows, nums
+
 def step_fidelity(out:Path):
     """(a) the self-test kernels natively and on the emulator, bitwise (every CPU result of the project rests on this), then the
-    card's mma.sync accumulation mode (its raw probe data in `mma_probe.pt`) and its mma.sync rate (`mma_rate.json`)."""
+    card's mma.sync accumulation mode (its raw probe data in `mma_probe.pt`), its mma.sync rate (`mma_rate.json`) and its
+    shared-memory, distributed shared-memory and L2 read rates (`smem_rate.json`)."""
     from verify_kernel import simt, build
     emulated, native = simt.load_selftest('simt'), simt.load_selftest('cuda', [build.detect_arch()])
     rows = fidelity_rows(emulated, native)
@@ -508,7 +538,9 @@ def step_fidelity(out:Path):
     props = torch.cuda.get_device_properties(0)
     rate, nums = mma_rate(native, props.multi_processor_count, torch.empty(0, device='cuda'), props.name)
     (Path(out)/'mma_rate.json').write_text(json.dumps(nums, indent=1))
-    return rows + probe + [rate]
+    srows, snums = smem_rate(native, props.multi_processor_count, torch.empty(0, device='cuda'))
+    (Path(out)/'smem_rate.json').write_text(json.dumps(snums, indent=1))
+    return rows + probe + [rate] + srows
 
 # %% ../nbs/80_check.ipynb #0d61fdde
 def serving_batches(device:str='cuda') -> list:

@@ -711,7 +711,7 @@ def trace(sector_log:bool=False, **tensors):
 # %% ../nbs/01_simt.ipynb #4b7182cb
 SELFTEST_FUNCTIONS = ('st_block_reduce', 'st_shfl', 'st_warp_ops', 'st_ids', 'st_smem_optin', 'st_device_attrs', 'st_atomics',
                       'st_convert', 'st_ldmatrix', 'st_mma', 'st_mma_rate', 'st_cp_async', 'st_traffic', 'st_intrinsics', 'st_error',
-                      'st_launch_threads', 'st_attn_rowwise', 'st_gemm_tc', 'st_host_api')
+                      'st_launch_threads', 'st_attn_rowwise', 'st_gemm_tc', 'st_host_api', 'st_cluster_sum', 'st_smem_rate')
 
 def selftest_sources() -> tuple[list, list]:
     "cpp_sources and cuda_sources of the emulator's self-test extension (csrc/tests/simt_selftest.{h,cu})."

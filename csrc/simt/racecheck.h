@@ -12,6 +12,8 @@
 struct Worker;
 // Was `kernel`'s module built for race mode? (Cluster launches refuse it: it does not follow distributed shared memory.)
 bool rc_module_is_race(const void* kernel);
+// Is the running launch under the race checker?
+bool rc_launch_active();
 // A launch begins / ends (under the launch mutex). rc_launch_end returns the hazard report ("" if none).
 void rc_launch_begin(const LaunchDesc* d, const char* kname);
 std::string rc_launch_end(const std::vector<Worker*>& used);

@@ -1534,6 +1534,9 @@ VK_SIMT_API void vk_simt_cluster_arrive(const char* file, int line) {
   if (B.exited > 0)
     fail_here(w, fmt("cluster barrier%s after %d threads of the block exited: every thread of every CTA of the cluster "
                      "must arrive at each cluster barrier", where(file, line).c_str(), B.exited));
+  if (rc_launch_active())
+    fail_here(w, fmt("cluster barrier%s under race mode, which does not follow cluster barriers (it would report the accesses "
+                     "they order as races)", where(file, line).c_str()));
   if (B.cl_arrived == 0) { B.cl_file = file; B.cl_line = line; }
   f->cl_phase = cluster_gen(w);
   if (++B.cl_arrived < B.n) return;
@@ -1779,8 +1782,8 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     bad = fmt("a cluster of %llu CTAs (%u,%u,%u): at most %u (the portable size; a non-portable size is not emulated)",
               cluster_size, cd[0], cd[1], cd[2], kMaxClusterSize);
     code = kCudaErrorInvalidClusterSize;
-  } else if (cluster_size > 1 && rc_module_is_race(d->kernel)) {
-    bad = "race mode does not follow distributed shared memory: a cluster launch of more than one CTA is refused there";
+  } else if (clustered && rc_module_is_race(d->kernel)) {
+    bad = "race mode does not follow distributed shared memory or cluster barriers: a cluster launch is refused there";
     code = kCudaErrorInvalidConfiguration;
 #if defined(VK_SIMT_ASAN)
   } else if (cluster_size > 1) {

@@ -408,6 +408,99 @@ at::Tensor st_mma_rate(at::Tensor like, int64_t blocks, int64_t threads, int64_t
   return out;
 }
 
+// ------------------------------------------------------------------ thread-block clusters (sm_90 and later)
+// Every CTA of a cluster puts its 64 values in shared memory; after a cluster barrier each sums, in rank order, the 64
+// values of every CTA of its cluster read from their shared memory (distributed shared memory), and a second barrier
+// keeps each CTA's shared memory until every peer has read it. The same fp32 adds in the same order on the GPU and on
+// the emulator: bitwise equal.
+__global__ void cluster_sum_kernel(const float* x, float* out, int* ranks) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* vals = vk::dynamic_smem<float>();
+  const unsigned rank = __clusterRelativeBlockRank(), size = __clusterSizeInBlocks();
+  const int64_t i = int64_t(blockIdx.x) * 64 + threadIdx.x;
+  vals[threadIdx.x] = x[i];
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+  float acc = 0.f;
+  for (unsigned q = 0; q < size; ++q) acc += static_cast<const float*>(__cluster_map_shared_rank(vals, q))[threadIdx.x];
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+  out[i] = acc;
+  if (threadIdx.x == 0) ranks[blockIdx.x] = int(rank);
+#endif
+}
+
+// A launch configuration of `grid` CTAs in 1-D clusters of `cluster` (attr: its one attribute's storage).
+cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, size_t smem, unsigned cluster, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid; cfg.blockDim = block; cfg.dynamicSmemBytes = smem; cfg.stream = stream();
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = cluster; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr; cfg.numAttrs = 1;
+  return cfg;
+}
+
+std::vector<at::Tensor> st_cluster_sum(at::Tensor x, int64_t cluster) {
+  TORCH_CHECK(x.dtype() == at::kFloat && x.is_contiguous() && x.numel() % 64 == 0, "st_cluster_sum: x must be contiguous fp32, 64 values a CTA");
+  const int64_t blocks = x.numel() / 64;
+  TORCH_CHECK(cluster >= 0 && cluster <= 8 && (cluster == 0 || blocks % cluster == 0),
+              "st_cluster_sum: cluster must be 0 (a launch without clusters) or 1-8 dividing the ", blocks, " CTAs, got ", cluster);
+  auto out = at::empty_like(x);
+  auto ranks = at::empty({blocks}, x.options().dtype(at::kInt));
+  if (cluster == 0) {  // no cluster dimension: each CTA a cluster of one
+    cluster_sum_kernel<<<unsigned(blocks), 64, 64 * sizeof(float), stream()>>>(x.data_ptr<float>(), out.data_ptr<float>(), ranks.data_ptr<int>());
+    ST_CHECK_LAUNCH();
+    return {out, ranks};
+  }
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = cluster_config(dim3(unsigned(blocks)), dim3(64), 64 * sizeof(float), unsigned(cluster), attr);
+  C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, cluster_sum_kernel, x.data_ptr<float>(), out.data_ptr<float>(), ranks.data_ptr<int>()));
+  return {out, ranks};
+}
+
+// Shared-memory read throughput, the probe for plans/0002 4f (is the GPC's SM-to-SM network faster than L2 for a cluster's
+// reduction?): every CTA fills `bytes` of its dynamic shared memory with 1.0f, then reads a whole buffer `iters` times,
+// float4 a thread a step, from `source` 0: its own shared memory, 1: its cluster's next CTA's (distributed shared memory),
+// 2: global memory through L2 only (`__ldcg`, a buffer of `bytes` a CTA, L1 bypassed). Every thread's sum is exact (4 x
+// its float4 loads), so a wrong sum (a missed byte) shows.
+__global__ void smem_rate_kernel(const float4* global, float* out, int bytes, int iters, int source) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float4* mine = vk::dynamic_smem<float4>();
+  const int n4 = bytes / 16;
+  for (int k = threadIdx.x; k < n4; k += blockDim.x) mine[k] = make_float4(1.f, 1.f, 1.f, 1.f);
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+  const unsigned next = (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks();
+  const float4* from = source == 1 ? static_cast<const float4*>(__cluster_map_shared_rank(mine, next)) : mine;
+  const float4* g = global + int64_t(blockIdx.x) * n4;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int it = 0; it < iters; ++it)
+    for (int k = threadIdx.x; k < n4; k += blockDim.x) {
+      const float4 v = source == 2 ? __ldcg(g + k) : from[k];
+      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    }
+  __cluster_barrier_arrive();  // the next CTA's shared memory stays until this one has read it
+  __cluster_barrier_wait();
+  out[int64_t(blockIdx.x) * blockDim.x + threadIdx.x] = (acc.x + acc.y) + (acc.z + acc.w);
+#endif
+}
+
+at::Tensor st_smem_rate(at::Tensor like, int64_t clusters, int64_t cluster, int64_t kbytes, int64_t iters, int64_t source) {
+  TORCH_CHECK(clusters >= 1 && clusters <= (1 << 16) && cluster >= 1 && cluster <= 8, "st_smem_rate: clusters must be in [1, 2^16], cluster 1-8");
+  TORCH_CHECK(kbytes >= 1 && kbytes <= 96 && iters >= 1 && iters <= (1 << 16) && source >= 0 && source <= 2,
+              "st_smem_rate: kbytes 1-96, iters in [1, 2^16], source 0 (own), 1 (the cluster's next CTA) or 2 (L2)");
+  const int threads = 256, bytes = int(kbytes) * 1024;
+  const int64_t blocks = clusters * cluster;
+  auto out = at::empty({blocks * threads}, like.options().dtype(at::kFloat));
+  auto global = at::ones({source == 2 ? blocks * bytes / 4 : 4}, like.options().dtype(at::kFloat));
+  C10_CUDA_CHECK(cudaFuncSetAttribute(smem_rate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = cluster_config(dim3(unsigned(blocks)), dim3(threads), size_t(bytes), unsigned(cluster), attr);
+  C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, smem_rate_kernel, reinterpret_cast<const float4*>(global.data_ptr<float>()), out.data_ptr<float>(),
+                                    bytes, int(iters), int(source)));
+  return out;
+}
+
 // ------------------------------------------------------------------ cp.async
 // Thread r copies 16-byte row r of src into dynamic smem (zero-fill where valid[r] == 0) in two
 // commit groups (even rows, then odd rows); it reads its destination before any wait (early),

@@ -21,3 +21,5 @@ at::Tensor st_launch_threads(at::Tensor like, int64_t threads);
 at::Tensor st_attn_rowwise(at::Tensor q, at::Tensor kv, double scale);
 at::Tensor st_gemm_tc(at::Tensor A, at::Tensor B, bool b_kmajor);
 std::vector<at::Tensor> st_host_api(at::Tensor x);
+std::vector<at::Tensor> st_cluster_sum(at::Tensor x, int64_t cluster);
+at::Tensor st_smem_rate(at::Tensor like, int64_t clusters, int64_t cluster, int64_t kbytes, int64_t iters, int64_t source);
