@@ -318,6 +318,7 @@ struct Block {
   bool failed = false;
   std::string error;
   int cl_arrived = 0;          // threads that arrived at the cluster barrier (reset once all did)
+  int cl_waiting = 0;          // threads waiting at it (kWaitCluster): the scheduler looks for them only when there are some
   long long cl_gen = 0;        // completed cluster barriers of a CTA launched without a cluster
   const char* cl_file = nullptr;
   int cl_line = 0;
@@ -581,12 +582,13 @@ long long cluster_gen(Worker* w) {
 // cluster that failed, or ended without arriving, fails the wait.
 void release_cluster_waiters(Worker* w) {
   Block& B = w->blk;
+  if (B.cl_waiting == 0) return;
   const long long gen = cluster_gen(w);
   bool ready = false, pending = false;  // waiters whose barrier completed / is barrier `gen`, still open
   for (int i = 0; i < B.n; ++i) {
     Fiber& f = w->fibers[size_t(i)];
     if (f.state != kWaitCluster) continue;
-    if (f.cl_phase < gen) { make_runnable(B, f); ready = true; }
+    if (f.cl_phase < gen) { make_runnable(B, f); B.cl_waiting--; ready = true; }
     else pending = true;
   }
   if (ready || !pending || B.cl_arrived != 0) return;  // B.cl_arrived: others of the block wait elsewhere (a deadlock)
@@ -607,7 +609,7 @@ void release_cluster_waiters(Worker* w) {
     }
   }
   for (int i = 0; i < B.n; ++i)
-    if (w->fibers[size_t(i)].state == kWaitCluster) make_runnable(B, w->fibers[size_t(i)]);
+    if (w->fibers[size_t(i)].state == kWaitCluster) { make_runnable(B, w->fibers[size_t(i)]); B.cl_waiting--; }
 }
 
 // Pick the next runnable fiber of the block and switch to it, or back to the scheduler when none
@@ -1013,7 +1015,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
   B.groups.resize(size_t(B.nwarps) * 32);
   B.bar_arrived = 0; B.bar_file = nullptr; B.bar_line = 0;
   B.failed = false; B.error.clear();
-  B.cl_arrived = 0; B.cl_gen = 0; B.cl_file = nullptr; B.cl_line = 0; B.peer_failed = false;
+  B.cl_arrived = 0; B.cl_waiting = 0; B.cl_gen = 0; B.cl_file = nullptr; B.cl_line = 0; B.peer_failed = false;
   if (n % 32) {
     unsigned missing = ~0u << (n % 32);
     B.warp_gone.back() = missing;
@@ -1559,6 +1561,7 @@ VK_SIMT_API void vk_simt_cluster_wait(const char* file, int line) {
     fail_here(w, fmt("__cluster_barrier_wait%s without a __cluster_barrier_arrive before it", where(file, line).c_str()));
   while (cluster_gen(w) <= f->cl_phase) {
     f->state = kWaitCluster; f->file = file; f->line = line;
+    w->blk.cl_waiting++;
     block_and_switch(w, false);  // resumed once the cluster's CTAs all arrived (release_cluster_waiters)
   }
   f->cl_phase = -1;
