@@ -18,7 +18,7 @@
 # Writes to OUTDIR (at most 8 files come back from a lent machine, so the reports travel as one archive):
 #   gpu_check.log   everything printed
 #   summary.txt     one line a step: PASS / FAIL / SKIP with seconds (printed last)
-#   results.tgz     check-<step>/ (report.md, check.json, plots, mma_probe.pt, mma_rate.json), nvidia-smi.txt; rewritten after every step,
+#   results.tgz     check-<step>/ (report.md, check.json, plots, mma_probe.pt, mma_rate.json, smem_rate.json), nvidia-smi.txt; rewritten after every step,
 #                   so a run cut short still brings back what it measured
 #   notebooks.tgz   the notebooks whose gpu cells ran, outputs kept (copy them into nbs/)
 # Dependencies: .venv/bin/python if present, else python3 plus .gpu_payload/ (scripts/prepare_gpu_payload.sh, carried to the
