@@ -478,6 +478,13 @@ def mma_probe(native, to_native=lambda t: t.cuda(), sync=lambda: torch.cuda.sync
 # %% ../nbs/80_check.ipynb #53a28a5a
 MMA_RATE_CHAINS = 8   # independent mma.sync a warp a round in st_mma_rate (csrc/tests/simt_selftest.cu: kRateChains)
 
+def _best_seconds(fn, reps:int, sync, clock) -> float:
+    "The shortest of `reps` timed calls of `fn` (each synchronized): the throughput probes' timing."
+    best = math.inf
+    for _ in range(reps):
+        t0 = clock(); fn(); sync(); best = min(best, clock() - t0)
+    return best
+
 def mma_rate(native, sms:int, like:torch.Tensor, name:str='', iters:int=2048, blocks_per_sm:int=4, threads:int=256, reps:int=5,
              sync=lambda: torch.cuda.synchronize(), clock=time.perf_counter) -> tuple:
     """Step (a)'s throughput probe: `st_mma_rate` on `blocks_per_sm` x `sms` blocks of `threads`, each warp `iters` rounds of
@@ -488,9 +495,7 @@ def mma_rate(native, sms:int, like:torch.Tensor, name:str='', iters:int=2048, bl
     blocks = sms * blocks_per_sm
     out = native.st_mma_rate(like, blocks, threads, iters); sync()
     exact = bool((out.cpu() == MMA_RATE_CHAINS * iters).all())
-    best = math.inf
-    for _ in range(reps):
-        t0 = clock(); native.st_mma_rate(like, blocks, threads, iters); sync(); best = min(best, clock() - t0)
+    best = _best_seconds(lambda: native.st_mma_rate(like, blocks, threads, iters), reps, sync, clock)
     flops = blocks * (threads // 32) * iters * MMA_RATE_CHAINS * 2 * 16 * 8 * 16
     rate, vendor, model = flops / best, gpu_peaks(name)[1], mma_sync_peak(name)
     nums = dict(device=name, sms=sms, blocks=blocks, threads=threads, iters=iters, seconds=best, flops=flops, tflops=rate / 1e12,
@@ -515,9 +520,7 @@ def smem_rate(native, sms:int, like:torch.Tensor, kbytes:int=64, iters:int=256, 
         out = native.st_smem_rate(like, n, k, kbytes, iters, source); sync()
         want = torch.tensor([4.0 * iters * len(range(t, kbytes * 1024 // 16, 256)) for t in range(256)]).repeat(n * k)   # thread t's float4 loads x 4
         exact = bool(torch.equal(out.cpu(), want))
-        best = math.inf
-        for _ in range(reps):
-            t0 = clock(); native.st_smem_rate(like, n, k, kbytes, iters, source); sync(); best = min(best, clock() - t0)
+        best = _best_seconds(lambda: native.st_smem_rate(like, n, k, kbytes, iters, source), reps, sync, clock)
         nbytes = n * k * kbytes * 1024 * iters
         nums.append(dict(source=SMEM_RATE_SOURCES[source], cluster=k, ctas=n * k, kbytes=kbytes, iters=iters, seconds=best, bytes=nbytes,
                          TBps=nbytes / best / 1e12, exact=exact))

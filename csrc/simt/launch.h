@@ -95,8 +95,9 @@ inline Launch<P...> launch(void (*kernel)(P...), const char* name, const char* f
 // cudaLaunchKernelEx(&config, kernel, args...) under the emulator (the shadow <cuda_runtime.h> turns the call into this,
 // naming the kernel): the same launch as `kernel<<<config>>>(args...)`, marked programmatic when the config carries
 // cudaLaunchAttributeProgrammaticStreamSerialization, and run in thread-block clusters when it carries
-// cudaLaunchAttributeClusterDimension (the runtime checks the dims against the grid and the device). The emulator still runs it after the previous launch has ended
-// (kinder than a GPU, where it may start earlier); what it checks instead: no global store before the kernel's
+// cudaLaunchAttributeClusterDimension (the runtime checks the dims against the grid and the device). The emulator still
+// runs a programmatic launch after the previous launch has ended (kinder than a GPU, where it may start earlier); what it
+// checks instead: no global store before the kernel's
 // vk::wait_primary_grid(), and, under a trace, the bytes each registered tensor gave to loads before it
 // (LaunchRecord.loaded_before_wait), so that a test can show a kernel reads nothing the previous grid writes before waiting.
 template <class... P, class... A>

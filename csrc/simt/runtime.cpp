@@ -368,8 +368,7 @@ struct Worker {
   int cur_block = 0;                                                    // the linear index of the block it runs
   std::vector<SectorTouch> sectors;                                     // the sector log, this launch's blocks on this worker
   std::unordered_set<unsigned long long> sectors_seen;                  // this block's: sector * 2 + store
-  ClusterState* cluster = nullptr;                                      // a cluster launch's (null: no cluster)
-  int cluster_rank = 0;                                                 // the rank of the CTA it runs in its cluster
+  ClusterState* cluster = nullptr;                                      // a cluster launch's (null: no cluster); its rank is `index`
   Worker() {
     memset(&view, 0, sizeof view);
     void* p = mmap(nullptr, kDynSmemCap, PROT_READ | PROT_WRITE,
@@ -1198,7 +1197,6 @@ void work_clusters(Job* job, Worker* w) {
   const unsigned ncx = d->grid[0] / cx, ncy = d->grid[1] / cy;
   const unsigned rx = unsigned(rank) % cx, ry = (unsigned(rank) / cx) % cy, rz = unsigned(rank) / (cx * cy);
   w->cluster = &cs;
-  w->cluster_rank = rank;
   {
     std::lock_guard<std::mutex> g(cs.m);
     cs.ranks[size_t(rank)] = w;
@@ -1223,7 +1221,6 @@ void work_clusters(Job* job, Worker* w) {
     go = gang_sync(cs);
   }
   w->cluster = nullptr;
-  w->cluster_rank = 0;
 }
 
 void work(Job* job, Worker* w) {
@@ -1238,22 +1235,18 @@ void work(Job* job, Worker* w) {
   w->blocks_run = 0;
   w->chain_max = w->chain_min = w->chain_sum = w->chain_ctas = 0;
   w->chain_wait_max = 0; w->waited_ctas = 0;
-  if (job->cluster) {
-    work_clusters(job, w);
-    rc_worker_end(w);
-    vk_simt_worker = nullptr;
-    return;
-  }
-  for (;;) {
-    if (job->failed.load(std::memory_order_relaxed)) break;
-    unsigned b = job->next.fetch_add(1);
-    if (b >= job->total) break;
-    w->blocks_run++;
-    if (!run_block(w, job->d, job->kname, b)) {
-      std::lock_guard<std::mutex> g(job->m);
-      if (!job->failed.exchange(1)) job->error = w->blk.error;
+  if (job->cluster) work_clusters(job, w);
+  else
+    for (;;) {
+      if (job->failed.load(std::memory_order_relaxed)) break;
+      unsigned b = job->next.fetch_add(1);
+      if (b >= job->total) break;
+      w->blocks_run++;
+      if (!run_block(w, job->d, job->kname, b)) {
+        std::lock_guard<std::mutex> g(job->m);
+        if (!job->failed.exchange(1)) job->error = w->blk.error;
+      }
     }
-  }
   rc_worker_end(w);
   vk_simt_worker = nullptr;
 }
@@ -1547,7 +1540,7 @@ VK_SIMT_API void vk_simt_cluster_arrive(const char* file, int line) {
   ClusterState* cs = w->cluster;
   if (!cs) { B.cl_gen++; return; }
   std::lock_guard<std::mutex> g(cs->m);
-  cs->arrived_gen[size_t(w->cluster_rank)] = cs->gen;
+  cs->arrived_gen[size_t(w->index)] = cs->gen;
   if (++cs->arrived == cs->size) {
     cs->arrived = 0;
     cs->gen++;
