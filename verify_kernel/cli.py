@@ -12,14 +12,14 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'SMEM_RATE_SOURCES', 'FAMILIES', 'FUZZ_NEXT', 'Impl', 'implementations',
-           'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult', 'run_steps', 'verdict', 'environment',
-           'write_report', 'conversion_values', 'fidelity_cases', 'fidelity_rows', 'mma_model', 'mma_probe_inputs',
-           'mma_model_outputs', 'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'mma_rate',
-           'smem_rate', 'step_fidelity', 'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench',
-           'trust_steps', 'extra_sections', 'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser',
-           'build_main', 'add_fuzz_parser', 'fuzz_main', 'next_step', 'main', 'find_sanitizer', 'sanitize_rows',
-           'step_sanitize']
+__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'SMEM_RATE_SOURCES', 'CLUSTER_DSMEM_NEEDS', 'FAMILIES', 'FUZZ_NEXT',
+           'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult', 'run_steps',
+           'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases', 'fidelity_rows',
+           'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching', 'emulator_mma_mode',
+           'emulator_mma', 'mma_probe', 'mma_rate', 'cluster_verdict', 'smem_rate', 'step_fidelity', 'serving_batches',
+           'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets',
+           'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser', 'fuzz_main',
+           'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -508,6 +508,22 @@ def mma_rate(native, sms:int, like:torch.Tensor, name:str='', iters:int=2048, bl
 
 SMEM_RATE_SOURCES = {0: "the CTA's own shared memory", 1: "the cluster's next CTA's shared memory (distributed)", 2: 'L2 (__ldcg, L1 bypassed)'}
 
+# What plans/0002 4f's cluster reduction needs of the SM-to-SM network, as its read rate over the L2's (so that one card's probe answers
+# for itself, whatever its L2 figure), for issue 30's two ratios the schedule misses (RTX PRO 6000, H = 8, bs = 1; the model, chapter 90
+# cell `clus0001`, which recomputes these and fails if they drift): (a) at least this, or the target is missed even with the exchange
+# priced the model's way (one more resource in the max: a lower bound); (b) at least this, and it is met with the exchange after the
+# main loop, nothing overlapping it (every CTA is in one wave at these shapes). The chunk is each need's best.
+CLUSTER_DSMEM_NEEDS = {'1K, n=16 (x1.6)': (0.40, 2.75), '4K, n=16 (x1.4)': (0.20, 1.56)}
+
+def cluster_verdict(dsmem_TBps:float, l2_TBps:float, needs:dict=CLUSTER_DSMEM_NEEDS) -> str:
+    "What a card's distributed shared-memory and L2 read rates (`smem_rate`) say of plans/0002 4f against `CLUSTER_DSMEM_NEEDS`."
+    q = dsmem_TBps / l2_TBps
+    def one(shape, a, b):
+        if q >= b: return f'{shape}: met (needs {a:.2f}-{b:.2f})'
+        if q >= a: return f'{shape}: met only if the exchange overlaps other work (needs {a:.2f}; {b:.2f} after the main loop)'
+        return f'{shape}: missed (needs at least {a:.2f})'
+    return f'distributed / L2 = {q:.2f}: ' + '; '.join(one(s, a, b) for s, (a, b) in needs.items())
+
 def smem_rate(native, sms:int, like:torch.Tensor, kbytes:int=64, iters:int=256, clusters=(2, 4, 8), reps:int=5,
               sync=lambda: torch.cuda.synchronize(), clock=time.perf_counter) -> tuple:
     """The probe plans/0002 4f waits for (is the GPC's SM-to-SM network faster than L2 for a cluster's reduction?): `st_smem_rate`,
@@ -527,6 +543,11 @@ def smem_rate(native, sms:int, like:torch.Tensor, kbytes:int=64, iters:int=256, 
         rows.append(dict(check=f'read throughput from {SMEM_RATE_SOURCES[source]}' + (f', clusters of {k}' if source == 1 else '') + f' ({n * k} CTAs)',
                          function='st_smem_rate', status='PASS' if exact else 'FAIL', mode='',
                          detail=f'{nbytes / best / 1e12:.2f} TB/s' if exact else 'the sums are wrong: the rate is not reported'))
+    if clusters:   # the lever's verdict, from the largest cluster measured (4f's clusters are of up to 8) against L2, where both sums are exact
+        dsmem, l2 = next(s for s in nums if s['source'] == SMEM_RATE_SOURCES[1] and s['cluster'] == max(clusters)), nums[-1]
+        if dsmem['exact'] and l2['exact']:
+            rows.append(dict(check=f"plans/0002 4f: the SM-to-SM network against L2 (clusters of {dsmem['cluster']})", function='st_smem_rate',
+                             status='PASS', mode='', detail=cluster_verdict(dsmem['TBps'], l2['TBps'])))
     return rows, nums
 
 def step_fidelity(out:Path):
