@@ -36,6 +36,12 @@ CONTROLS = {  # which -> (the planted bug, what race mode must report for it)
     6: ('plain read of a shared counter other threads update atomically, no barrier', '__shared__ count'),
     7: ('__syncwarp(mask) naming lanes that exited', 'exited while lanes'),
     8: ('shuffle whose mask names lanes that never arrive', 'exited while lanes'),
+    # 9-13: thread-block clusters (9 and 11 report RAW or WAR: the ranks' OS threads decide which access comes first)
+    9: ("a CTA rewrites its shared memory while its cluster's next CTA may still read it", 'hazard on block'),
+    10: ('a CTA exits with no cluster barrier after its peer read its shared memory', 'ended'),
+    11: ("a write between the thread's cluster barrier arrive and wait, read by a peer after its wait", 'hazard on block'),
+    12: ("a peer's shared memory read before any cluster barrier", 'before its first cluster barrier wait'),
+    13: ('a cluster barrier as the only order between two threads of one CTA (no cluster: a cluster of one)', 'hazard on dynamic shared memory offset'),
 }
 
 def control_sources() -> tuple[list, list]:

@@ -10,7 +10,7 @@
 #pragma once
 
 struct Worker;
-// Was `kernel`'s module built for race mode? (Cluster launches refuse it: it does not follow distributed shared memory.)
+// Was `kernel`'s module built for race mode?
 bool rc_module_is_race(const void* kernel);
 // Is the running launch under the race checker?
 bool rc_launch_active();
@@ -19,6 +19,9 @@ void rc_launch_begin(const LaunchDesc* d, const char* kname);
 std::string rc_launch_end(const std::vector<Worker*>& used);
 // Worker w starts block `bl` (its fibers initialised) / finishes its share of the launch.
 void rc_block_begin(Worker* w, unsigned bl);
+// A CTA of a cluster launch ended (every thread exited, or it failed): its peers' accesses to its shared memory must have been
+// ordered before (by a cluster barrier), and none may follow.
+void rc_block_end(Worker* w);
 void rc_worker_end(Worker* w);
 // A __syncthreads completed.
 void rc_barrier(Worker* w);

@@ -291,6 +291,8 @@ struct Fiber {
   long long chain_total = 0;     // the chain it ended with (chain_done)
   int dep_waited = 0;            // passed vk::wait_primary_grid (griddepcontrol.wait)
   long long cl_phase = -1;       // the cluster barrier it arrived at and has not waited for yet (-1: none)
+  int cl_arrives = 0, cl_waits = 0;  // cluster barriers it arrived at / waited for (race mode: an access before arrive k
+                                     // is ordered before every access after another thread's wait k)
 };
 
 struct Group {  // an open warp collective (one per creating lane)
@@ -1041,7 +1043,7 @@ bool run_block(Worker* w, const LaunchDesc* d, const char* kname, unsigned bl) {
     f.state = kRunnable; f.coll = nullptr; f.file = nullptr; f.line = 0;
     f.cp.clear(); f.cp_next_group = 0;
     f.loads = 0; f.ld_mark = 0; f.chain_at = 0; f.chain_base = 0; f.chain_done = 0; f.chain_total = 0; f.dep_waited = 0;
-    f.cl_phase = -1;
+    f.cl_phase = -1; f.cl_arrives = 0; f.cl_waits = 0;
 #if defined(VK_SIMT_ASAN) && !defined(VK_SIMT_UCONTEXT)
     // The frames a fiber left when it last switched away for good (exit, failure) never returned,
     // so their redzones are still poisoned: clear [its last stack pointer, top of stack).
@@ -1207,6 +1209,7 @@ void work_clusters(Job* job, Worker* w) {
     const unsigned bx = ccx * cx + rx, by = ccy * cy + ry, bz = ccz * d->cluster[2] + rz;
     w->blocks_run++;
     const bool ok = run_block(w, d, job->kname, bx + d->grid[0] * (by + d->grid[1] * bz));
+    rc_block_end(w);  // race mode: its peers' accesses to its shared memory must be ordered before its end
     {
       std::lock_guard<std::mutex> g(cs.m);
       cs.ended[size_t(rank)] = 1;
@@ -1529,11 +1532,9 @@ VK_SIMT_API void vk_simt_cluster_arrive(const char* file, int line) {
   if (B.exited > 0)
     fail_here(w, fmt("cluster barrier%s after %d threads of the block exited: every thread of every CTA of the cluster "
                      "must arrive at each cluster barrier", where(file, line).c_str(), B.exited));
-  if (rc_launch_active())
-    fail_here(w, fmt("cluster barrier%s under race mode, which does not follow cluster barriers (it would report the accesses "
-                     "they order as races)", where(file, line).c_str()));
   if (B.cl_arrived == 0) { B.cl_file = file; B.cl_line = line; }
   f->cl_phase = cluster_gen(w);
+  f->cl_arrives++;
   if (++B.cl_arrived < B.n) return;
   B.cl_arrived = 0;  // the whole CTA arrived: its arrival counts for the cluster
   chain_join(w, 0, B.n, 0xffffffffu);
@@ -1558,6 +1559,7 @@ VK_SIMT_API void vk_simt_cluster_wait(const char* file, int line) {
     block_and_switch(w, false);  // resumed once the cluster's CTAs all arrived (release_cluster_waiters)
   }
   f->cl_phase = -1;
+  f->cl_waits++;
 }
 VK_SIMT_API void* vk_simt_cluster_map_shared(const void* p, unsigned rank, const char* file, int line) {
   Worker* w = cluster_caller("__cluster_map_shared_rank");
@@ -1778,9 +1780,6 @@ VK_SIMT_API int vk_simt_launch(const LaunchDesc* d, char* err, size_t errlen) {
     bad = fmt("a cluster of %llu CTAs (%u,%u,%u): at most %u (the portable size; a non-portable size is not emulated)",
               cluster_size, cd[0], cd[1], cd[2], kMaxClusterSize);
     code = kCudaErrorInvalidClusterSize;
-  } else if (clustered && rc_module_is_race(d->kernel)) {
-    bad = "race mode does not follow distributed shared memory or cluster barriers: a cluster launch is refused there";
-    code = kCudaErrorInvalidConfiguration;
 #if defined(VK_SIMT_ASAN)
   } else if (cluster_size > 1) {
     bad = "the AddressSanitizer build runs one worker (its static __shared__ variables are globals): a cluster of more "

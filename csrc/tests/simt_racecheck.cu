@@ -95,6 +95,83 @@ __global__ void rc_shfl_absent(int* out, int fixed) {
   out[threadIdx.x] = v;
 }
 
+// 9-12: thread-block clusters (sm_90+): 8 CTAs of 32 threads in clusters of 4, each CTA's 32 floats in dynamic shared
+// memory read by its cluster's next CTA (distributed shared memory), every access that needs one behind a cluster barrier
+// when `fixed`. 13: a cluster barrier orders the threads of one CTA too (a launch without clusters: a cluster of one).
+constexpr int kClusterThreads = 32, kClusterCtas = 8, kClusterSize = 4;
+#define RC_CLUSTER_SYNC() (__cluster_barrier_arrive(), __cluster_barrier_wait())
+
+// 9: a CTA rewrites its shared memory while the peer may still be reading the first value (WAR across CTAs).
+__global__ void rc_cluster_rewrite(const float* x, float* out, int fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* s = vk::dynamic_smem<float>();
+  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
+  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
+  s[t] = x[i];
+  RC_CLUSTER_SYNC();
+  const float first = peer[t];
+  if (fixed) RC_CLUSTER_SYNC();  // every peer read the first value before any CTA writes the second
+  s[t] = 2.0f * x[i];
+  RC_CLUSTER_SYNC();
+  out[i] = first + peer[t];
+  RC_CLUSTER_SYNC();  // each CTA's shared memory kept until its peer read it
+#endif
+}
+
+// 10: a CTA exits with no cluster barrier after its peer's read of its shared memory.
+__global__ void rc_cluster_exit(const float* x, float* out, int fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* s = vk::dynamic_smem<float>();
+  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
+  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
+  s[t] = x[i];
+  RC_CLUSTER_SYNC();
+  out[i] = peer[t];
+  if (fixed) RC_CLUSTER_SYNC();
+#endif
+}
+
+// 11: split arrive / wait - a write after the thread's arrive is not ordered before the peers' reads after their wait.
+__global__ void rc_cluster_split(const float* x, float* out, int fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* s = vk::dynamic_smem<float>();
+  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
+  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
+  RC_CLUSTER_SYNC();  // every CTA of the cluster started
+  if (fixed) s[t] = x[i];
+  __cluster_barrier_arrive();
+  if (!fixed) s[t] = x[i];  // between its arrive and its wait: the barrier orders nothing after the arrive
+  __cluster_barrier_wait();
+  out[i] = peer[t];
+  RC_CLUSTER_SYNC();
+#endif
+}
+
+// 12: a read of the peer's shared memory before any cluster barrier (the peer may not have started, nor written it).
+__global__ void rc_cluster_early(const float* x, float* out, int fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* s = vk::dynamic_smem<float>();
+  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
+  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
+  s[t] = x[i];
+  if (fixed) RC_CLUSTER_SYNC();
+  out[i] = peer[t];
+  RC_CLUSTER_SYNC();
+#endif
+}
+
+// 13: thread t reads thread t + 1's write, ordered by a cluster barrier (fixed) or by nothing.
+__global__ void rc_cluster_one(const float* x, float* out, int fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  float* s = vk::dynamic_smem<float>();
+  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
+  s[t] = x[i];
+  if (fixed) RC_CLUSTER_SYNC();
+  out[i] = s[(t + 1) % kClusterThreads];
+#endif
+}
+#undef RC_CLUSTER_SYNC
+
 }  // namespace
 
 torch::Tensor rc_control(int64_t which, int64_t fixed, torch::Tensor x) {
@@ -128,7 +205,25 @@ torch::Tensor rc_control(int64_t which, int64_t fixed, torch::Tensor x) {
     case 6: rc_atomics<<<3, kThreads>>>(out.data_ptr<int>(), f); return out;
     case 7: rc_syncwarp_exited<<<1, 64>>>(out.data_ptr<int>(), f); return out;
     case 8: rc_shfl_absent<<<1, 32>>>(out.data_ptr<int>(), f); return out;
+    case 9: case 10: case 11: case 12: case 13: {
+      auto o = torch::zeros({kClusterCtas * kClusterThreads}, x.options().dtype(torch::kFloat32));
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(kClusterCtas); cfg.blockDim = dim3(kClusterThreads); cfg.dynamicSmemBytes = kClusterThreads * sizeof(float);
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = kClusterSize; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr; cfg.numAttrs = which == 13 ? 0 : 1;
+      const float* xp = x.data_ptr<float>();
+      float* op = o.data_ptr<float>();
+      const cudaError_t err = which == 9 ? cudaLaunchKernelEx(&cfg, rc_cluster_rewrite, xp, op, f)
+                            : which == 10 ? cudaLaunchKernelEx(&cfg, rc_cluster_exit, xp, op, f)
+                            : which == 11 ? cudaLaunchKernelEx(&cfg, rc_cluster_split, xp, op, f)
+                            : which == 12 ? cudaLaunchKernelEx(&cfg, rc_cluster_early, xp, op, f)
+                                          : cudaLaunchKernelEx(&cfg, rc_cluster_one, xp, op, f);
+      TORCH_CHECK(err == cudaSuccess, "rc_control: ", cudaGetErrorString(err));
+      return o;
+    }
   }
-  TORCH_CHECK(false, "rc_control: which must be in [0, 8]");
+  TORCH_CHECK(false, "rc_control: which must be in [0, 13]");
   return out;
 }
