@@ -99,78 +99,77 @@ __global__ void rc_shfl_absent(int* out, int fixed) {
 // memory read by its cluster's next CTA (distributed shared memory), every access that needs one behind a cluster barrier
 // when `fixed`. 13: a cluster barrier orders the threads of one CTA too (a launch without clusters: a cluster of one).
 constexpr int kClusterThreads = 32, kClusterCtas = 8, kClusterSize = 4;
-#define RC_CLUSTER_SYNC() (__cluster_barrier_arrive(), __cluster_barrier_wait())
+
+// This thread's slot t of its CTA's floats s (input and output element i), and the cluster's next CTA's floats (peer).
+struct ClusterSlots {
+  float* s;
+  const float* peer;
+  int t, i;
+  __device__ ClusterSlots() : s(vk::dynamic_smem<float>()), peer(nullptr), t(threadIdx.x), i(blockIdx.x * kClusterThreads + threadIdx.x) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
+#endif
+  }
+};
+__device__ __forceinline__ void cluster_sync() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+#endif
+}
 
 // 9: a CTA rewrites its shared memory while the peer may still be reading the first value (WAR across CTAs).
 __global__ void rc_cluster_rewrite(const float* x, float* out, int fixed) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  float* s = vk::dynamic_smem<float>();
-  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
-  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
-  s[t] = x[i];
-  RC_CLUSTER_SYNC();
-  const float first = peer[t];
-  if (fixed) RC_CLUSTER_SYNC();  // every peer read the first value before any CTA writes the second
-  s[t] = 2.0f * x[i];
-  RC_CLUSTER_SYNC();
-  out[i] = first + peer[t];
-  RC_CLUSTER_SYNC();  // each CTA's shared memory kept until its peer read it
-#endif
+  const ClusterSlots c;
+  c.s[c.t] = x[c.i];
+  cluster_sync();
+  const float first = c.peer[c.t];
+  if (fixed) cluster_sync();  // every peer read the first value before any CTA writes the second
+  c.s[c.t] = 2.0f * x[c.i];
+  cluster_sync();
+  out[c.i] = first + c.peer[c.t];
+  cluster_sync();  // each CTA's shared memory kept until its peer read it
 }
 
 // 10: a CTA exits with no cluster barrier after its peer's read of its shared memory.
 __global__ void rc_cluster_exit(const float* x, float* out, int fixed) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  float* s = vk::dynamic_smem<float>();
-  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
-  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
-  s[t] = x[i];
-  RC_CLUSTER_SYNC();
-  out[i] = peer[t];
-  if (fixed) RC_CLUSTER_SYNC();
-#endif
+  const ClusterSlots c;
+  c.s[c.t] = x[c.i];
+  cluster_sync();
+  out[c.i] = c.peer[c.t];
+  if (fixed) cluster_sync();
 }
 
 // 11: split arrive / wait - a write after the thread's arrive is not ordered before the peers' reads after their wait.
 __global__ void rc_cluster_split(const float* x, float* out, int fixed) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  float* s = vk::dynamic_smem<float>();
-  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
-  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
-  RC_CLUSTER_SYNC();  // every CTA of the cluster started
-  if (fixed) s[t] = x[i];
+  const ClusterSlots c;
+  cluster_sync();  // every CTA of the cluster started
+  if (fixed) c.s[c.t] = x[c.i];
   __cluster_barrier_arrive();
-  if (!fixed) s[t] = x[i];  // between its arrive and its wait: the barrier orders nothing after the arrive
+  if (!fixed) c.s[c.t] = x[c.i];  // between its arrive and its wait: the barrier orders nothing after the arrive
   __cluster_barrier_wait();
-  out[i] = peer[t];
-  RC_CLUSTER_SYNC();
+  out[c.i] = c.peer[c.t];
+  cluster_sync();
 #endif
 }
 
 // 12: a read of the peer's shared memory before any cluster barrier (the peer may not have started, nor written it).
 __global__ void rc_cluster_early(const float* x, float* out, int fixed) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  float* s = vk::dynamic_smem<float>();
-  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
-  const float* peer = static_cast<const float*>(__cluster_map_shared_rank(s, (__clusterRelativeBlockRank() + 1) % __clusterSizeInBlocks()));
-  s[t] = x[i];
-  if (fixed) RC_CLUSTER_SYNC();
-  out[i] = peer[t];
-  RC_CLUSTER_SYNC();
-#endif
+  const ClusterSlots c;
+  c.s[c.t] = x[c.i];
+  if (fixed) cluster_sync();
+  out[c.i] = c.peer[c.t];
+  cluster_sync();
 }
 
 // 13: thread t reads thread t + 1's write, ordered by a cluster barrier (fixed) or by nothing.
 __global__ void rc_cluster_one(const float* x, float* out, int fixed) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  float* s = vk::dynamic_smem<float>();
-  const int t = threadIdx.x, i = blockIdx.x * kClusterThreads + t;
-  s[t] = x[i];
-  if (fixed) RC_CLUSTER_SYNC();
-  out[i] = s[(t + 1) % kClusterThreads];
-#endif
+  const ClusterSlots c;
+  c.s[c.t] = x[c.i];
+  if (fixed) cluster_sync();
+  out[c.i] = c.s[(c.t + 1) % kClusterThreads];
 }
-#undef RC_CLUSTER_SYNC
 
 }  // namespace
 
