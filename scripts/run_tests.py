@@ -34,38 +34,38 @@ timing_dir = out/f'timings-{suite}'; timing_dir.mkdir(exist_ok=True)
 results_path = out/f'{suite}-results.txt'
 results = []
 
-# Seconds a unit took on the 2-core machine in a fresh clone with every extension built cold (2026-12-03, two at a
-# time, as CI runs it); used only to start the longest first when out/timings-*/ holds no earlier run. With
-# `--all` a unit's name carries `slow` too: the same notebook's figure is used.
+# Seconds a unit took in a cold `make test` on a fresh 2-core machine (new checkout, empty extension cache, two at a
+# time, as CI runs it; 2026-12-07: 746 s in all); used only to start the longest first when out/timings-*/ holds no
+# earlier run. With `--all` a unit's name carries `slow` too: the same notebook's figure is used.
 EXPECTED = {
-    '02_flash.ipynb [--flags cuda_build]': 229,
-    '01b_build.ipynb [--flags cuda_build]': 190,
-    '03_paged_bf16.ipynb [--flags cuda_build]': 175,
-    '01_simt.ipynb [--flags cuda_build]': 165,
-    '01c_racecheck.ipynb': 112,
-    '04_sglang_backend.ipynb': 105,
-    '04_serving.ipynb': 6,   # 2026-12-05, alone on the 2-core machine, extensions cached (split off chapter 04 by issue 28)
-    '00c_sglang.ipynb': 69,
-    '06b_defrag_sim.ipynb': 57,
-    '01d_pch.ipynb': 57,
-    '90_bench.ipynb': 46,
+    '03_paged_bf16.ipynb [--flags cuda_build]': 303,
+    '90_bench.ipynb': 149,
+    '01_simt.ipynb [--flags cuda_build]': 126,
+    '02_flash.ipynb [--flags cuda_build]': 117,
+    '01c_racecheck.ipynb': 113,
+    '04_sglang_backend.ipynb': 102,
+    '80_check.ipynb': 76,
+    '06b_defrag_sim.ipynb': 60,
+    '00c_sglang.ipynb': 47,
     '01a_buildlock.ipynb': 46,
-    '05_cuda_graphs.ipynb': 41,
-    '80_check.ipynb': 150,   # 2026-12-04: step (a)'s probe, the H200 run's data and the paged kernel in the card's mode
-    '05b_server_flows.ipynb': 30,
-    '06_kv_defrag.ipynb': 22,
-    '07_models.ipynb': 30,
-    '08_campaign.ipynb': 103,   # 2026-12-05: 103 s wall, 51 s CPU with another helper's jobs on the 2 cores (issue 28's campaign, default profile)
-    '81_ab.ipynb': 14,
-    '91_docs.ipynb': 14,
-    '04a_backend_class.ipynb': 13,
-    '04b_vllm.ipynb': 3,          # 2026-12-05: its default cells only (the `vllm` cells run in .venv-vllm: make test-vllm)
-    '04c_vllm_plugin.ipynb': 3,   # 2026-12-05
-    '00a_workloads.ipynb': 8,
-    '00_env.ipynb': 6,
-    '00b_parity.ipynb': 5,
-    '00_oracle.ipynb': 4,
-    'index.ipynb': 1,
+    '05_cuda_graphs.ipynb': 39,
+    '08_campaign.ipynb': 32,
+    '81_ab.ipynb': 32,
+    '05b_server_flows.ipynb': 31,
+    '91_docs.ipynb': 27,
+    '07_models.ipynb': 27,
+    '06_kv_defrag.ipynb': 15,
+    '01b_build.ipynb [--flags cuda_build]': 9,
+    '04a_backend_class.ipynb': 6,
+    '00a_workloads.ipynb': 5,
+    '04_serving.ipynb': 4,
+    '00b_parity.ipynb': 4,
+    '00_env.ipynb': 4,
+    '04b_vllm.ipynb': 3,
+    '00_oracle.ipynb': 2,
+    '04c_vllm_plugin.ipynb': 2,
+    '01d_pch.ipynb': 2,
+    'index.ipynb': 0,
 }
 
 def record(name, ok, secs, detail=''):
