@@ -657,7 +657,7 @@ def check_model(path, tps=TPS, kv_cache_dtypes=KV_CACHE_DTYPES, specs=SPECS, top
                      + ([note] if note else []))
 
 def check_cases() -> list:
-    "The real-module runs `verify-kernel check` makes: (model, kwargs) - a few seconds each on a CPU once SGLang is imported."
+    "The real-module runs `verify-kernel check` makes: (model, kwargs) - under a second each at TP8 on a CPU once SGLang is imported."
     return [('deepseek-v3', dict(tp=8, prefix_lens=[7, 130], drafts=4)),
             ('kimi-k2', dict(tp=8, prefix_lens=[0, 33, 90], drafts=3, topk=2)),
             ('glm-5', dict(tp=8, prefix_lens=[21, 64], drafts=4))]
