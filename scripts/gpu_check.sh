@@ -85,6 +85,14 @@ except Exception as e: print('triton unavailable:', e)
 PY
 
 vk() { $PY -c "import sys; from verify_kernel.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
+# the emulator runs in the accumulation mode measured for this card's architecture where one is known (cli.KNOWN_MMA_MODES):
+# check step (a) then tests that mode against the card instead of failing on the known difference from 'exact'
+if [ -z "${VK_SIMT_MMA:-}" ]; then
+  VK_SIMT_MMA=$($PY -c "import torch; from verify_kernel.cli import known_mma_mode
+if torch.cuda.is_available(): print(known_mma_mode(torch.cuda.get_device_capability()) or '')" 2>/dev/null)
+  if [ -n "$VK_SIMT_MMA" ]; then export VK_SIMT_MMA; echo "VK_SIMT_MMA=$VK_SIMT_MMA (the accumulation measured for this architecture)"
+  else unset VK_SIMT_MMA; echo "VK_SIMT_MMA unset: no accumulation mode measured for this architecture (the emulator runs 'exact')"; fi
+fi
 # 1. every family for this GPU plus the emulator's self-test build (check step a compares the two), all at once
 # VK_GPU_FAMILIES="paged flash": build only these (a short call that needs no check step (a) skips the emulator's build too)
 build_all() {

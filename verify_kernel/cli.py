@@ -12,14 +12,15 @@ import torch
 from . import parity, workloads
 
 # %% auto #0
-__all__ = ['MMA_MODES', 'H200_MMA', 'MMA_RATE_CHAINS', 'SMEM_RATE_SOURCES', 'CLUSTER_DSMEM_NEEDS', 'FAMILIES', 'FUZZ_NEXT',
-           'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult', 'run_steps',
-           'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases', 'fidelity_rows',
-           'mma_model', 'mma_probe_inputs', 'mma_model_outputs', 'mma_modes_matching', 'emulator_mma_mode',
-           'emulator_mma', 'mma_probe', 'mma_rate', 'cluster_verdict', 'smem_rate', 'step_fidelity', 'serving_batches',
-           'step_parity', 'step_kit', 'step_graph', 'step_bench', 'trust_steps', 'extra_sections', 'build_targets',
-           'target_dir', 'build_one', 'build_all', 'add_build_parser', 'build_main', 'add_fuzz_parser', 'fuzz_main',
-           'next_step', 'main', 'find_sanitizer', 'sanitize_rows', 'step_sanitize']
+__all__ = ['MMA_MODES', 'H200_MMA', 'KNOWN_MMA_MODES', 'MMA_RATE_CHAINS', 'SMEM_RATE_SOURCES', 'CLUSTER_DSMEM_NEEDS', 'FAMILIES',
+           'FUZZ_NEXT', 'Impl', 'implementations', 'CheckRow', 'check', 'table', 'plot', 'Step', 'StepResult',
+           'run_steps', 'verdict', 'environment', 'write_report', 'conversion_values', 'fidelity_cases',
+           'fidelity_rows', 'mma_model', 'known_mma_mode', 'mma_probe_inputs', 'mma_model_outputs',
+           'mma_modes_matching', 'emulator_mma_mode', 'emulator_mma', 'mma_probe', 'mma_rate', 'cluster_verdict',
+           'smem_rate', 'step_fidelity', 'serving_batches', 'step_parity', 'step_kit', 'step_graph', 'step_bench',
+           'trust_steps', 'extra_sections', 'build_targets', 'target_dir', 'build_one', 'build_all', 'add_build_parser',
+           'build_main', 'add_fuzz_parser', 'fuzz_main', 'next_step', 'main', 'find_sanitizer', 'sanitize_rows',
+           'step_sanitize']
 
 # %% ../nbs/80_check.ipynb #26936440
 @dataclass
@@ -408,6 +409,15 @@ MMA_MODES = ('exact', 'fma') + tuple(f'trunc:{B}:{E}:{t}:{f}' for B in (4, 8, 16
     + tuple(f'esum:16:{E}:{t}:{f}' for E in (1, 2, 3) for t in ('rz', 'rd') for f in ('rz', 'rn'))
 H200_MMA = 'esum:16:2:rz:rz'   # what an H200's mma.sync m16n8k16 (bf16/fp16 in, fp32 accumulate) computes: every output of its
                                # 2,048 probe and 65,536 structured cases bitwise (nbs/gpu_runs/2026-12-04-h200, chapter 80)
+# The mode measured for an architecture (compute capability), for the emulator to run in on that card's check: scripts/gpu_check.sh
+# exports it as VK_SIMT_MMA, so step (a) tests it against the card instead of failing on the known difference from 'exact'.
+# Hopper's is the H200's; the H100 is the same GH100 SM, which its own step (a) confirms or refutes. No other architecture has
+# been measured: there the emulator stays 'exact' and step (a) names what the card computes.
+KNOWN_MMA_MODES = {(9, 0): H200_MMA}
+
+def known_mma_mode(capability) -> str|None:
+    "The accumulation mode measured for a card of compute capability `capability` ((major, minor)); None where none was."
+    return KNOWN_MMA_MODES.get(tuple(capability))
 
 def mma_probe_inputs(dtype, cases:int=16, seed:int=0) -> list[tuple]:
     "(A [16,16], B [16,8], C [16,8]) triples whose sums are NOT exact in fp32: products and C spread over 2**-10..2**10, mixed signs."
