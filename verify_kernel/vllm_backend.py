@@ -41,11 +41,11 @@ BACKEND_NAME = 'VERIFY_KERNEL_MLA'   # --attention-backend VERIFY_KERNEL_MLA
 BLOCK_SIZES = (16, 32, 64)           # vLLM page sizes served (block 0 is vLLM's null block: never a live slot)
 log = S.log
 _lock = threading.Lock()
-def _fresh() -> dict: return dict(served=0, fallback=Counter(), validated=0, mismatches=0, disabled=None, batches=0)
+def _fresh() -> dict: return dict(served=0, fallback=Counter(), validated=0, unvalidated=0, mismatches=0, disabled=None, batches=0)
 _stats = _fresh()
 
 def stats() -> dict:
-    "Counters of this process: decode calls `served` by the kernel, `fallback` to vLLM's Triton MLA (per reason), `validated`, `mismatches`, `disabled`, `batches` planned."
+    "Counters of this process: decode calls `served` by the kernel, `fallback` to vLLM's Triton MLA (per reason), `validated`, `unvalidated` (served in validate mode with no judge: a non-causal block), `mismatches`, `disabled`, `batches` planned."
     with _lock: s = dict(_stats); s['fallback'] = dict(_stats['fallback'])
     return s
 
@@ -60,7 +60,8 @@ def summary() -> str:
     top = sorted(s['fallback'].items(), key=lambda kv: -kv[1])[:3]
     return (f"{BACKEND_NAME}: served {s['served']} decode calls, Triton MLA served {sum(s['fallback'].values())}"
             + (f" ({'; '.join(f'{n} {r}' for r, n in top)})" if top else '')
-            + f", validated {s['validated']}, mismatches {s['mismatches']}, batches planned {s['batches']}"
+            + f", validated {s['validated']}" + (f" ({s['unvalidated']} served unvalidated: non-causal blocks)" if s['unvalidated'] else '')
+            + f", mismatches {s['mismatches']}, batches planned {s['batches']}"
             + (f"; kernel DISABLED: {s['disabled']}" if s['disabled'] else ''))
 
 SUMMARY_EVERY_S = 60.0   # at most one summary line a minute in the server log while serving, and one at a worker's exit
@@ -247,19 +248,27 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
             return super().forward_mqa(q, kv_c_and_k_pe_cache, attn_metadata, layer)
         o, lse, qx, k_ext, kb, ks = r
         vk = attn_metadata.decode.vk
-        if vk['validate'] and attn_metadata.causal:
+        if vk['validate'] and not attn_metadata.causal:
+            _count('unvalidated')   # Triton MLA's decode has no non-causal block to judge it by: served, and counted as unjudged
+        elif vk['validate']:
             self._vk_calls = getattr(self, '_vk_calls', 0) + 1
-            if self._vk_calls % vk['validate_every'] == 0: self._vk_validate(o, q, kv_c_and_k_pe_cache, attn_metadata, layer, qx, k_ext, kb, vk, ks)
+            if self._vk_calls % vk['validate_every'] == 0:
+                theirs = self._vk_validate(o, q, kv_c_and_k_pe_cache, attn_metadata, layer, qx, k_ext, kb, vk, ks)
+                if theirs is not None:   # the kernel disagreed: this call returns Triton MLA's o and lse, counted as Triton's
+                    _fallback('validate: the kernel disagreed with Triton MLA'); _log_summary()
+                    return theirs
         _count('served'); _log_summary()
         return o, lse.to(o.dtype)   # the dtype TritonMLAImpl returns its lse in
 
     def _vk_validate(self, o, q, cache, md, layer, qx, k_ext, kb, vk, ks=1.0):
-        "Validate mode: Triton MLA's decode on the same call; two outputs farther apart than twice the parity bound are a mismatch."
+        """Validate mode: Triton MLA's decode on the same call; two outputs farther apart than twice the parity bound are a mismatch.
+        Returns Triton's `(o, lse)` on a mismatch (the call serves those), else None."""
         if S._interpreted():   # CPU tests: Triton's interpreter multiplies bf16 tl.dot operands as raw bits; fed fp32 (exact widening) it is the judge
             qf = tuple(t.float() for t in q) if isinstance(q, tuple) else q.float()
             cf = cache.float() if ks == 1.0 else cache.float() * ks   # an fp32 cache is not scaled by vLLM's kernel: the scale applied here
-            o_t = super().forward_mqa(qf, cf, md, layer)[0].to(o.dtype)
-        else: o_t, _ = super().forward_mqa(q, cache, md, layer)
+            o_t, lse_t = super().forward_mqa(qf, cf, md, layer)
+            o_t, lse_t = o_t.to(o.dtype), lse_t.to(o.dtype)   # the dtypes the bf16 call returns
+        else: o_t, lse_t = super().forward_mqa(q, cache, md, layer)
         # ks != 1: vLLM rounds fp8 x ks to bf16 before its MMAs (input_u), ours rounds o twice (x ks after the kernel)
         scaled = dict(out_scale=ks, input_u=2 ** -8, out_roundings=2) if ks != 1.0 else {}
         why = S.disagreement(o, o_t, qx, k_ext, k_ext[..., :self.kv_lora_rank], kb, vk['qo_indptr'], vk['kv_indptr'], vk['kv_indices'],
@@ -269,7 +278,6 @@ class VerifyKernelMLAImpl(TritonMLAImpl):
             if why: _stats['mismatches'] += 1
             turn_off = why and _stats['mismatches'] >= vk['max_mismatches'] and not _stats['disabled']
             if turn_off: _stats['disabled'] = why
-        if why:
-            log.error(f"{BACKEND_NAME}: the kernel disagrees with Triton MLA: {why}")
-            o.copy_(o_t)   # this call returns Triton's output
+        if why: log.error(f"{BACKEND_NAME}: the kernel disagrees with Triton MLA: {why} (this call returns Triton MLA's o and lse)")
         if turn_off: warnings.warn(f"{BACKEND_NAME}: TURNING THE KERNEL OFF for this process after {vk['max_mismatches']} mismatches: {why}", RuntimeWarning)
+        return (o_t, lse_t) if why else None
