@@ -41,7 +41,10 @@ def detect_arch(device=None) -> str|None:
 def build_archs() -> tuple[str, ...]:
     "Archs a GPU build targets: `$VK_CUDA_ARCHS` (e.g. 'sm_120a,sm_90a'), else this machine's GPU, else `DEFAULT_ARCHS`."
     env = os.environ.get('VK_CUDA_ARCHS')
-    if env: return tuple(a.strip() for a in env.split(',') if a.strip())
+    if env:
+        archs = tuple(a.strip() for a in env.split(',') if a.strip())
+        if not archs: raise ValueError(f"VK_CUDA_ARCHS={env!r} names no architecture (expected e.g. 'sm_120a,sm_90a')")
+        return archs
     a = detect_arch()
     return (a,) if a else DEFAULT_ARCHS
 
@@ -101,7 +104,7 @@ class _Progress:
     "Prints a line when a long build starts, a heartbeat every `every` s, and the time it took."
     def __init__(self, what, every=20.0): self.what, self.every, self._stop = what, every, threading.Event()
     def __enter__(self):
-        self.t0 = time.time(); print(f"building {self.what} (first build: 1-2 min; cached afterwards) ...", flush=True)
+        self.t0 = time.time(); print(f"building {self.what} (a first build: cached afterwards) ...", flush=True)
         def beat():
             while not self._stop.wait(self.every): print(f"  ... still building {self.what}: {time.time()-self.t0:.0f} s", flush=True)
         self._th = threading.Thread(target=beat, daemon=True); self._th.start(); return self
@@ -196,6 +199,9 @@ def sm_limits(arch:str) -> dict:
 
 def occupancy(arch:str, threads:int, regs:int, smem_bytes:int) -> dict:
     "Resident blocks and warps per SM for a kernel using `regs` registers/thread and `smem_bytes` shared memory/block."
+    from numbers import Integral
+    for name, v, lo in (('threads', threads, 1), ('regs', regs, 0), ('smem_bytes', smem_bytes, 0)):
+        if isinstance(v, bool) or not isinstance(v, Integral) or v < lo: raise ValueError(f"occupancy: `{name}` must be an int >= {lo}, got {v!r}")
     L = sm_limits(arch)
     warps = math.ceil(threads/32)
     regs_per_warp = math.ceil(max(regs, 1)*32/REG_ALLOC_UNIT)*REG_ALLOC_UNIT

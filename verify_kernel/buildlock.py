@@ -71,7 +71,10 @@ def build_lock(build_dir, what:str='', log=None, timeout:float|None=None):
     path = build_dir/BUILD_LOCK
     held = getattr(_held, 'paths', None) or set(); _held.paths = held
     if str(path) in held: yield dict(path=path, waited=0.0, stale=None); return
-    timeout = float(os.environ.get(LOCK_TIMEOUT_ENV, 1800)) if timeout is None else timeout
+    if timeout is None:
+        raw = os.environ.get(LOCK_TIMEOUT_ENV, '1800')
+        try: timeout = float(raw)
+        except ValueError: raise ValueError(f"{LOCK_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
     t0 = last = time.time(); dead_seen = None
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)

@@ -884,4 +884,7 @@ def run_asan(code:str, timeout:float=1200, asan_options:str=ASAN_OPTIONS) -> sub
 # %% ../nbs/01_simt.ipynb #f2984d9a
 def switch_cost(iters:int=2_000_000) -> float:
     "Nanoseconds per fiber switch of the runtime's context switch (two fibers handing control back and forth)."
-    return _rt().vk_simt_bench_switch(iters)
+    if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1: raise ValueError(f"switch_cost: `iters` must be an int >= 1, got {iters!r}")
+    ns = _rt().vk_simt_bench_switch(iters)
+    if ns < 0: raise RuntimeError("switch_cost: the runtime could not time its fiber switch (its AddressSanitizer build does not run the benchmark)")
+    return ns
