@@ -137,6 +137,7 @@ class ServingSim:
         self.metrics, self.compactions = [], []
         self.counts = dict(prefill_steps=0, decode_steps=0, prefill_tokens=0, cached_tokens=0, accepted_tokens=0, retractions=0,
                            compact_tokens=0, compact_bytes=0)
+        self.censuses = 0   # slot censuses passed (census())
         self._bytes_per_token = sum(_row_view(b).shape[1] * _row_view(b).element_size() for p in self.pools for b in kv_buffers(p))
 
     # -- plumbing: SGLang's page_size=1 allocation paths, entered through the same hooks the installer registers
@@ -314,6 +315,7 @@ def census(self:ServingSim):
     for r in self.running:   # a request's prefix below cache_protected_len is the tree's
         p = rows[r.kv.req_pool_idx, :r.kv.cache_protected_len].long().numpy()
         if p.size and not np.isin(p, treeset).all(): raise AssertionError(f"request {r.rid}: prefix slots not in the radix tree")
+    self.censuses += 1
 
 @patch
 def step(self:ServingSim):

@@ -75,7 +75,7 @@ def import_sglang(name:str, interpret:bool|None=None) -> types.ModuleType:
         pkg = _register_sglang_package()
         if getattr(pkg, '__file__', '') and not hasattr(pkg, '__version__'):
             try: pkg.__version__ = importlib.import_module('sglang.version').__version__
-            except Exception: pass
+            except (ImportError, AttributeError): pass   # best effort: sglang_version() names the problem when it is asked
         try:
             return importlib.import_module(name)
         except ModuleNotFoundError as e:
