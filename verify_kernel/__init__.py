@@ -5,7 +5,7 @@ __version__ = "0.1.0"
 
 # %% auto #0
 __all__ = ['TRITON_MODE', 'triton_interpret', 'check_triton_mode', 'csrc_dir', 'cuda_home', 'torch_cpp_extension', 'nvcc',
-           'gencode_flags', 'include_paths', 'env_vars', 'wall_ms']
+           'gencode_flags', 'include_paths', 'env_vars', 'wall_ms', 'host_label']
 
 # %% ../nbs/00_env.ipynb #a0e1c003
 # (no `from __future__`: nbdev puts `__version__` above this module's first line)
@@ -112,3 +112,10 @@ def wall_ms(fn, reps:int=3, warmup:int=1, sync=None) -> float:
         sync(); t = time.perf_counter(); fn(); sync()
         ts.append((time.perf_counter() - t) * 1e3)
     return sorted(ts)[len(ts) // 2]
+
+# %% ../nbs/00_env.ipynb #hostlbl1
+def host_label() -> str:
+    "This machine and today's date, printed beside a CPU timing (computed each time, never a typed-in label): '2-core x86_64 CPU, 2026-12-08'."
+    import platform
+    return f"{os.cpu_count()}-core {platform.machine()} CPU, {time.strftime('%Y-%m-%d')}"
+
